@@ -1,0 +1,1 @@
+"""What an adversary can infer from a release (hook ``privtool_attacks``)."""

@@ -1,0 +1,89 @@
+"""``privtool anonymize DATA --method NAME -o RELEASE.json``: run any registered method.
+
+Options of the method and of each ``--sanitizer`` are taken from the free
+arguments (``--k 5 --max-cluster-size 30``), from ``--config FILE.toml``, and
+from their defaults, in that order of precedence.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import ParameterError
+from ..io import read_dataset
+from ..pipeline import run_method, stage_specs
+from ..progress import RichProgress
+from ..release import write_release
+from ..trail import write_trail
+from .common import app, describe_params, load_config, make_context, parse_component_options, run_options, stderr_console
+
+
+@click.command(
+    "anonymize",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    epilog="Run `privtool anonymize --list` to see every method and its options.",
+)
+@click.argument("data", required=False)
+@click.option("--method", default=None, help="The anonymizer to run (see --list).")
+@click.option("--sanitizer", "sanitizers", multiple=True, help="A sanitizer applied to the release (repeatable, in order).")
+@click.option("--format", "fmt", default=None, help="Input format (default: from the extension).")
+@click.option("-o", "--output", default=None, metavar="RELEASE.json", help="Where to write the release.")
+@click.option("--trail", default=None, metavar="TRAIL.json", help="Also write the private audit trail (never publish it).")
+@click.option("--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win).")
+@click.option("--list", "list_methods", is_flag=True, help="List the methods and sanitizers with their options.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@run_options
+@click.pass_context
+def command(
+    ctx: click.Context,
+    data: str | None,
+    method: str | None,
+    sanitizers: tuple[str, ...],
+    fmt: str | None,
+    output: str | None,
+    trail: str | None,
+    config: str | None,
+    list_methods: bool,
+    quiet: bool,
+    seed: int,
+    executor: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> int:
+    """Anonymize DATA with a method (and optional sanitizers) into a release."""
+    registry = app(ctx).registry
+    if list_methods:
+        for kind in ("anonymizer", "sanitizer"):
+            for component in registry.all(kind):
+                click.echo(f"{kind} {component.name}: {component.summary}")
+                click.echo(describe_params(component.params))
+        return 0
+    settings = load_config(config)
+    method = method or settings.pop("method", None)
+    settings.pop("method", None)
+    if not sanitizers and "sanitizer" in settings:
+        configured = settings.pop("sanitizer")
+        sanitizers = tuple([configured] if isinstance(configured, str) else configured)
+    settings.pop("sanitizer", None)
+    if data is None:
+        raise ParameterError("anonymize needs a DATA file.")
+    if method is None:
+        raise ParameterError("anonymize needs --method (see privtool anonymize --list).")
+    if output is None:
+        raise ParameterError("anonymize needs -o RELEASE.json.")
+    _, _, spec = stage_specs(registry, method, sanitizers)
+    options = {**settings, **parse_component_options(ctx.args, spec, f"method {method!r}")}
+    dataset = read_dataset(registry, data, fmt)
+    with RichProgress(stderr_console(), enabled=not quiet) as progress:
+        run_ctx = make_context(seed, executor, workers, scheduler, progress)
+        try:
+            outcome = run_method(registry, dataset, method, options, run_ctx, sanitizers)
+        finally:
+            run_ctx.executor.close()
+    write_release(outcome.release, output)
+    if trail:
+        write_trail(outcome.trail, trail)
+    if not quiet:
+        stats = outcome.release.stats
+        stderr_console().print(f"wrote {output} ({outcome.release.kind}; {', '.join(f'{k}={v}' for k, v in stats.items())})")
+    return 0

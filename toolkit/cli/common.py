@@ -1,0 +1,130 @@
+"""Pieces every command shares: the registry, consoles, JSON output, the run
+context options, ``--config`` files and component options given as free
+``--name value`` arguments."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from ..context import Context
+from ..errors import InputError, ParameterError
+from ..executors import EXECUTOR_NAMES, make_executor
+from ..params import Param
+from ..registry import Registry, load_registry
+
+
+@dataclass
+class AppState:
+    """Global options, and the registry loaded on first use."""
+
+    blocked: tuple[str, ...] = ()
+    _registry: Registry | None = field(default=None, repr=False)
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            self._registry = load_registry(self.blocked)
+        return self._registry
+
+
+def app(ctx: click.Context) -> AppState:
+    return ctx.find_object(AppState) or AppState()
+
+
+def stdout_console() -> Console:
+    return Console(soft_wrap=False)
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True)
+
+
+def echo_json(obj: Any) -> None:
+    """Print ``obj`` as indented JSON on stdout."""
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--seed``, ``--executor``, ``--workers``, ``--scheduler`` for commands that map work."""
+    f = click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address (with --executor dask); none starts a local cluster.")(f)
+    f = click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")(f)
+    f = click.option("--executor", type=click.Choice(EXECUTOR_NAMES), default="process", show_default=True, help="Where per-cluster/per-chunk work runs; the result is the same for every choice.")(f)
+    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")(f)
+    return f
+
+
+def make_context(seed: int, executor: str, workers: int | None, scheduler: str | None, progress: Any) -> Context:
+    return Context(seed=seed, executor=make_executor(executor, workers, scheduler), progress=progress)
+
+
+def load_config(path: str | None) -> dict[str, Any]:
+    """Parameters from a TOML file: top-level keys are parameter names
+    (``max-cluster-size`` or ``max_cluster_size``)."""
+    if path is None:
+        return {}
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such config file" if not p.exists() else "expected a config file, found a directory", path=p)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not a valid TOML file ({exc})", path=p) from None
+    return {key.replace("-", "_"): value for key, value in data.items()}
+
+
+def parse_component_options(args: Sequence[str], spec: Sequence[Param], owner: str) -> dict[str, Any]:
+    """Turn free arguments such as ``--k 5 --max-cluster-size=30 --no-refine``
+    into raw values for ``spec``. Unknown options and stray words are errors."""
+    by_option = {p.option: p for p in spec}
+    negated = {"--no-" + p.option[2:]: p for p in spec if p.type is bool}
+    values: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        name, eq, inline = word.partition("=")
+        if name in negated and not eq:
+            values[negated[name].name] = False
+            i += 1
+            continue
+        param = by_option.get(name)
+        if param is None:
+            if word.startswith("-"):
+                known = ", ".join(sorted(by_option)) or "none"
+                raise ParameterError(f"{owner} has no option {name} (its options: {known}).")
+            raise ParameterError(f"unexpected argument {word!r}.")
+        if eq:
+            values[param.name] = inline
+            i += 1
+        elif param.type is bool:
+            values[param.name] = True
+            i += 1
+        else:
+            if i + 1 >= len(args):
+                raise ParameterError(f"{param.option} needs a value.")
+            values[param.name] = args[i + 1]
+            i += 2
+    return values
+
+
+def describe_params(spec: Sequence[Param]) -> str:
+    """One line per parameter, for help texts."""
+    lines = []
+    for p in spec:
+        bits = [p.type.__name__]
+        if p.choices:
+            bits = ["|".join(p.choices)]
+        if p.min is not None or p.max is not None:
+            bits.append(f"range {p.min if p.min is not None else ''}..{p.max if p.max is not None else ''}")
+        default = "required" if p.required else f"default {p.default}"
+        option = p.option if p.type is not bool else f"{p.option}/--no-{p.option[2:]}"
+        lines.append(f"  {option} ({', '.join(bits)}; {default}): {p.help}")
+    return "\n".join(lines)

@@ -1,0 +1,160 @@
+"""The component protocols that plugins implement (DESIGN.md, "Hook specs").
+
+Every hook in :mod:`privtool.hookspecs` returns a list of component objects. A
+component has a unique ``name`` within its kind, a one-line ``summary`` and its
+typed parameters ``params`` (:class:`~privtool.params.Param`). The base classes
+below fix the method each kind must implement; plugins subclass them.
+
+``ctx`` is always a :class:`~privtool.context.Context`; ``params`` the dict that
+:func:`~privtool.params.resolve` produced from the component's ``params`` spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, ClassVar
+
+import numpy as np
+
+from .context import Context
+from .dataset import Dataset
+from .params import Param
+from .release import Release
+from .trail import Trail
+
+
+class Component:
+    """Common shape of every component."""
+
+    kind: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    params: ClassVar[Sequence[Param]] = ()
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.name!r}>"
+
+
+@dataclass
+class Partitioning:
+    """Output of a horizontal partitioner: clusters of record positions of the
+    input dataset, and the positions it suppressed (never dropped silently)."""
+
+    clusters: list[np.ndarray]
+    suppressed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """What a whole method (or a sanitizer) returns: the release and its private trail."""
+
+    release: Release
+    trail: Trail
+
+
+@dataclass
+class Evidence:
+    """What a verifier, attack or metric may read besides the release."""
+
+    original: Dataset | None = None
+    trail: Trail | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Partitioner(Component):
+    """Horizontal partitioning of the records (HORPART and the small-cluster strategies)."""
+
+    kind = "partitioner"
+
+    def partition(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Partitioning:
+        raise NotImplementedError
+
+
+class VerticalChunker(Component):
+    """Splits one cluster's records into k^m-anonymous record chunks and a term chunk."""
+
+    kind = "vertical_chunker"
+
+    def chunk(self, cluster: Dataset, params: dict[str, Any], ctx: Context) -> Any:
+        raise NotImplementedError
+
+
+class Refiner(Component):
+    """Joins clusters and publishes shared chunks (REFINE)."""
+
+    kind = "refiner"
+
+    def refine(self, clusters: Any, params: dict[str, Any], ctx: Context) -> Any:
+        raise NotImplementedError
+
+
+class Sanitizer(Component):
+    """Transforms a release (or, with ``applies_to = ("dataset",)``, the raw data)
+    into one of the same kind; ``applies_to`` lists the release kinds it accepts."""
+
+    kind = "sanitizer"
+    applies_to: ClassVar[tuple[str, ...]] = ()
+
+    def sanitize(self, target: Outcome | Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
+        raise NotImplementedError
+
+
+class Anonymizer(Component):
+    """A whole method: dataset in, release and trail out."""
+
+    kind = "anonymizer"
+
+    def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
+        raise NotImplementedError
+
+
+class Attack(Component):
+    """What an adversary can learn from a release; returns findings."""
+
+    kind = "attack"
+    applies_to: ClassVar[tuple[str, ...]] = ()
+
+    def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> Any:
+        raise NotImplementedError
+
+
+class Verifier(Component):
+    """Proves or refutes one guarantee of a release; returns certificates."""
+
+    kind = "verifier"
+    applies_to: ClassVar[tuple[str, ...]] = ()
+
+    def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> Any:
+        raise NotImplementedError
+
+
+class Metric(Component):
+    """A utility or risk figure of a release, as ``{name: value}``."""
+
+    kind = "metric"
+    applies_to: ClassVar[tuple[str, ...]] = ()
+
+    def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class Format(Component):
+    """A dataset file format; ``extensions`` (without the dot, before any
+    compression suffix) select it when ``--format`` is not given."""
+
+    kind = "format"
+    extensions: ClassVar[tuple[str, ...]] = ()
+
+    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
+        raise NotImplementedError
+
+    def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+KINDS: dict[str, type[Component]] = {
+    cls.kind: cls
+    for cls in (Partitioner, VerticalChunker, Refiner, Sanitizer, Anonymizer, Attack, Verifier, Metric, Format)
+}

@@ -1,0 +1,97 @@
+"""The run context handed to every component (DESIGN.md, "Core model").
+
+A :class:`Context` carries the executor, the seed (split per unit of work),
+progress reporting and logging, so that plugins never print, spawn processes or
+seed global generators on their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from .executors import Executor, SerialExecutor
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class ProgressTask(Protocol):
+    def advance(self, amount: int = 1) -> None: ...
+
+
+class ProgressReporter(Protocol):
+    """Opens one task per stage; the CLI draws each as a rich progress bar."""
+
+    def task(self, description: str, total: int | None) -> Any:
+        """A context manager yielding a :class:`ProgressTask`."""
+        ...
+
+
+class _SilentTask:
+    def advance(self, amount: int = 1) -> None:
+        pass
+
+
+class SilentProgress:
+    """Progress that shows nothing (library use and tests)."""
+
+    @contextmanager
+    def task(self, description: str, total: int | None) -> Iterator[ProgressTask]:
+        yield _SilentTask()
+
+
+def _key_words(key: Sequence[int | str]) -> list[int]:
+    words: list[int] = []
+    for part in key:
+        if isinstance(part, bool) or not isinstance(part, (int, str)):
+            raise TypeError(f"an RNG key part must be an int or a str, not {part!r}")
+        if isinstance(part, int):
+            words.append(part & 0xFFFFFFFF)
+            words.append((part >> 32) & 0xFFFFFFFF)
+        else:
+            digest = hashlib.sha256(part.encode("utf-8")).digest()
+            words.extend(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    return words
+
+
+@dataclass
+class Context:
+    """Executor, seed, progress and logger for one run.
+
+    ``rng(*key)`` returns a generator that depends only on the seed and the key
+    (for instance ``ctx.rng("safe-disassociation", cluster_id)``), never on the
+    order in which units run or where: this is what makes a release
+    byte-identical across executors and worker counts.
+    """
+
+    seed: int = 0
+    executor: Executor = field(default_factory=SerialExecutor)
+    progress: ProgressReporter = field(default_factory=SilentProgress)
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("privtool"))
+
+    def rng(self, *key: int | str) -> np.random.Generator:
+        """A generator seeded from ``(seed, *key)``; see the class docstring."""
+        return np.random.default_rng(np.random.SeedSequence([self.seed & 0xFFFFFFFF, *_key_words(key)]))
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T], description: str) -> list[R]:
+        """Apply ``fn`` to every item through the executor, results in input order,
+        advancing a progress bar called ``description``."""
+        results: list[R] = []
+        with self.progress.task(description, len(items)) as task:
+            for result in self.executor.imap(fn, items):
+                results.append(result)
+                task.advance()
+        return results
+
+    @contextmanager
+    def stage(self, description: str, total: int | None = None) -> Iterator[ProgressTask]:
+        """A progress task for work that is not a map (``total`` may be unknown)."""
+        with self.progress.task(description, total) as task:
+            yield task

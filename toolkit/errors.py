@@ -1,0 +1,52 @@
+"""The error contract of privtool (DESIGN.md, "Errors and bad input").
+
+Every user error is a :class:`UserError` whose message is one sentence naming the
+file, line or parameter at fault; the CLI prints it and exits with code 2.
+A guarantee that does not hold is not an error but a result: ``verify`` and
+``audit`` report it and exit with code 1 (:data:`EXIT_GUARANTEE_FAILED`).
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_GUARANTEE_FAILED = 1
+EXIT_USAGE = 2
+
+
+class UserError(Exception):
+    """Bad input or bad parameters: one clear sentence, exit code 2, no traceback."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(UserError):
+    """A file could not be read or does not hold what its format promises.
+
+    ``path`` and ``line`` (1-based), when known, are folded into the message.
+    """
+
+    def __init__(self, message: str, path: object | None = None, line: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f", line {line}"
+            where += ": "
+        super().__init__(where + message)
+        self.path = path
+        self.line = line
+
+
+class ParameterError(UserError):
+    """A parameter is missing, of the wrong type or out of range."""
+
+
+class PluginError(UserError):
+    """Plugins clash (two claim one component name) or a component is unknown."""

@@ -1,0 +1,80 @@
+"""Running a method: an anonymizer followed by a chain of sanitizers.
+
+:func:`run_method` resolves the parameters of every stage against their specs
+(a parameter shared by two stages, such as ``k``, takes one value), runs the
+stages through the context, and stamps the release with every parameter used
+and its provenance (privtool and plugin versions, input SHA-256, seed). The
+trail is tied to the release by its SHA-256.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import __version__
+from .components import Component, Outcome
+from .context import Context
+from .dataset import Dataset
+from .errors import ParameterError
+from .params import Param, merge_specs, resolve
+from .registry import Registry
+
+
+def stage_specs(registry: Registry, method: str, sanitizers: Sequence[str]) -> tuple[Component, list[Component], list[Param]]:
+    """The anonymizer, the sanitizers and the merged parameter spec of a method chain."""
+    anonymizer = registry.get("anonymizer", method)
+    chain = [registry.get("sanitizer", name) for name in sanitizers]
+    spec = merge_specs([anonymizer.params, *(s.params for s in chain)])
+    return anonymizer, chain, spec
+
+
+def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
+    return {p.name: values[p.name] for p in spec}
+
+
+def apply_sanitizers(registry: Registry, outcome: Outcome, chain: Sequence[Component], values: Mapping[str, Any], ctx: Context) -> Outcome:
+    """Run ``chain`` over ``outcome``; each sanitizer must accept the release kind."""
+    for sanitizer in chain:
+        kind = outcome.release.kind
+        if kind not in sanitizer.applies_to:
+            raise ParameterError(
+                f"sanitizer {sanitizer.name!r} applies to {', '.join(sanitizer.applies_to)} releases, not {kind}."
+            )
+        outcome = sanitizer.sanitize(outcome, _pick(values, sanitizer.params), ctx)
+        outcome.release.params.setdefault("sanitizers", []).append(sanitizer.name)
+        for param in sanitizer.params:
+            outcome.release.params.setdefault(param.name, values[param.name])
+    return outcome
+
+
+def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) -> Outcome:
+    """Fill in provenance and tie the trail to the (canonical) release."""
+    release = outcome.release
+    release.provenance = {
+        "privtool": __version__,
+        "plugins": registry.versions(),
+        "input_sha256": input_sha256,
+        "seed": seed,
+    }
+    outcome.trail.input_sha256 = input_sha256
+    outcome.trail.release_sha256 = release.sha256()
+    return outcome
+
+
+def run_method(
+    registry: Registry,
+    dataset: Dataset,
+    method: str,
+    options: Mapping[str, Any],
+    ctx: Context,
+    sanitizers: Sequence[str] = (),
+) -> Outcome:
+    """Anonymize ``dataset`` with ``method`` then ``sanitizers``; ``options`` are raw
+    parameter values (strings from the command line are fine)."""
+    anonymizer, chain, spec = stage_specs(registry, method, sanitizers)
+    values = resolve(spec, options, f"method {method!r}" + (f" with {', '.join(sanitizers)}" if sanitizers else ""))
+    outcome = anonymizer.anonymize(dataset, _pick(values, anonymizer.params), ctx)
+    outcome.release.params = {"method": method, **_pick(values, anonymizer.params), **outcome.release.params}
+    outcome = apply_sanitizers(registry, outcome, chain, values, ctx)
+    return stamp(registry, outcome, dataset.content_sha256(), ctx.seed)

@@ -1,0 +1,59 @@
+"""Progress bars on the terminal (rich), one task per stage, drawn on stderr."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from .context import ProgressTask
+
+
+class _RichTask:
+    def __init__(self, progress: Progress, task_id: int) -> None:
+        self._progress = progress
+        self._task_id = task_id
+
+    def advance(self, amount: int = 1) -> None:
+        self._progress.advance(self._task_id, amount)
+
+
+class RichProgress:
+    """A :class:`~privtool.context.ProgressReporter` drawing rich bars.
+
+    Use as a context manager around the run; each ``task`` adds one bar that
+    completes when its block ends.
+    """
+
+    def __init__(self, console: Console | None = None, enabled: bool = True) -> None:
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console or Console(stderr=True),
+            disable=not enabled,
+            transient=False,
+        )
+
+    def __enter__(self) -> "RichProgress":
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    @contextmanager
+    def task(self, description: str, total: int | None) -> Iterator[ProgressTask]:
+        task_id = self._progress.add_task(description, total=total)
+        try:
+            yield _RichTask(self._progress, task_id)
+        finally:
+            if total is None:
+                done = next(t.completed for t in self._progress.tasks if t.id == task_id)
+                self._progress.update(task_id, total=done)
+            else:
+                self._progress.update(task_id, completed=total)

@@ -1,0 +1,295 @@
+"""The published release and its JSON format ``privtool-release/1``.
+
+Three kinds share one envelope (DESIGN.md, "Release format"):
+
+* ``disassociated``: ``clusters`` (record chunks and a term chunk each) and
+  ``joint_clusters`` (shared chunks over several clusters);
+* ``generalized``: ``records`` of hierarchy labels plus the ``hierarchy``;
+* ``sanitized``: ``records`` with some items removed.
+
+Everything is published by item label. :meth:`Release.canonical` sorts every
+order that could link rows back to the input (sub-records of a chunk, records,
+term chunks); :func:`write_release` always writes the canonical form, atomically.
+:func:`release_from_json` validates and names the JSON path of the first problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .atomic import write_text_atomic
+from .dataset import label_sort_key
+from .errors import InputError
+
+FORMAT = "privtool-release/1"
+KINDS = ("disassociated", "generalized", "sanitized")
+
+Itemset = list[str]
+Chunk = list[Itemset]
+"""A record chunk or shared chunk: its non-empty sub-records."""
+
+
+def canonical_itemset(items: Sequence[str]) -> list[str]:
+    """Items of one sub-record or record in canonical order, without repeats."""
+    return sorted(set(items), key=label_sort_key)
+
+
+def _itemset_key(items: Sequence[str]) -> tuple:
+    return tuple(label_sort_key(label) for label in items)
+
+
+def canonical_chunk(chunk: Sequence[Sequence[str]]) -> Chunk:
+    """Sub-records in canonical order (each sorted, then sorted among themselves)."""
+    rows = [canonical_itemset(row) for row in chunk]
+    return sorted(rows, key=_itemset_key)
+
+
+@dataclass
+class Cluster:
+    """One cluster of a disassociated release.
+
+    ``size`` counts its records (ghost records included); each record chunk lists
+    its non-empty sub-records; ``term_chunk`` lists the distinct terms whose
+    support in the cluster is below k.
+    """
+
+    id: str
+    size: int
+    record_chunks: list[Chunk] = field(default_factory=list)
+    term_chunk: list[str] = field(default_factory=list)
+
+
+@dataclass
+class JointCluster:
+    """Clusters joined by REFINE, with the shared chunks they publish together."""
+
+    id: str
+    members: list[str]
+    shared_chunks: list[Chunk] = field(default_factory=list)
+
+
+@dataclass
+class Release:
+    """What is published. ``params`` holds every parameter used (``method``,
+    ``k``, ``m``, ...); ``provenance`` the versions, input SHA-256 and seed;
+    ``stats`` the counts a reader needs to see that nothing was lost
+    (``records_in``, ``suppressed_records``, ...)."""
+
+    kind: str
+    params: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    clusters: list[Cluster] = field(default_factory=list)
+    joint_clusters: list[JointCluster] = field(default_factory=list)
+    records: list[Itemset] = field(default_factory=list)
+    hierarchy: dict[str, Any] | None = None
+
+    def canonical(self) -> "Release":
+        """A copy with every publishable order canonical (see module doc)."""
+        return Release(
+            kind=self.kind,
+            params=dict(self.params),
+            provenance=dict(self.provenance),
+            stats=dict(self.stats),
+            clusters=[
+                Cluster(c.id, c.size, [canonical_chunk(ch) for ch in c.record_chunks], canonical_itemset(c.term_chunk))
+                for c in self.clusters
+            ],
+            joint_clusters=[
+                JointCluster(j.id, list(j.members), [canonical_chunk(ch) for ch in j.shared_chunks])
+                for j in self.joint_clusters
+            ],
+            records=canonical_chunk(self.records),
+            hierarchy=self.hierarchy,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the canonical release (only the fields of its kind)."""
+        release = self.canonical()
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "kind": release.kind,
+            "params": release.params,
+            "provenance": release.provenance,
+            "stats": release.stats,
+        }
+        if release.kind == "disassociated":
+            out["clusters"] = [
+                {"id": c.id, "size": c.size, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
+                for c in release.clusters
+            ]
+            out["joint_clusters"] = [
+                {"id": j.id, "members": j.members, "shared_chunks": j.shared_chunks} for j in release.joint_clusters
+            ]
+        else:
+            out["records"] = release.records
+        if release.kind == "generalized":
+            out["hierarchy"] = release.hierarchy
+        return out
+
+    def dumps(self) -> str:
+        """Deterministic JSON text (same release, same bytes)."""
+        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"), sort_keys=False) + "\n"
+
+    def sha256(self) -> str:
+        return hashlib.sha256(self.dumps().encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------- validation
+class _Checker:
+    """Walks a JSON object and raises at the first problem, naming its path."""
+
+    def __init__(self, source: object) -> None:
+        self.source = source
+
+    def fail(self, path: str, problem: str) -> None:
+        raise InputError(f"invalid release at {path}: {problem}.", path=self.source)
+
+    def obj(self, value: Any, path: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict:
+        if not isinstance(value, dict):
+            self.fail(path, "expected an object")
+        for key in required:
+            if key not in value:
+                self.fail(f"{path}.{key}", "missing")
+        for key in value:
+            if key not in required and key not in optional:
+                self.fail(f"{path}.{key}", "unknown field")
+        return value
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            self.fail(path, f"expected a string, found {type(value).__name__}")
+        if value == "":
+            self.fail(path, "empty item label")
+        return value
+
+    def integer(self, value: Any, path: str, minimum: int = 0) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.fail(path, f"expected an integer, found {type(value).__name__}")
+        if value < minimum:
+            self.fail(path, f"must be at least {minimum}, found {value}")
+        return value
+
+    def array(self, value: Any, path: str) -> list:
+        if not isinstance(value, list):
+            self.fail(path, f"expected an array, found {type(value).__name__}")
+        return value
+
+    def itemset(self, value: Any, path: str, allow_empty: bool = False) -> list[str]:
+        items = self.array(value, path)
+        if not items and not allow_empty:
+            self.fail(path, "empty sub-record (a chunk lists only non-empty sub-records)")
+        labels = [self.string(item, f"{path}[{i}]") for i, item in enumerate(items)]
+        if len(set(labels)) != len(labels):
+            self.fail(path, "an item is repeated")
+        return labels
+
+    def chunk(self, value: Any, path: str) -> Chunk:
+        rows = self.array(value, path)
+        return [self.itemset(row, f"{path}[{i}]") for i, row in enumerate(rows)]
+
+
+def release_from_json(obj: Any, source: object = "release") -> Release:
+    """Validate a parsed ``privtool-release/1`` object and build the :class:`Release`."""
+    check = _Checker(source)
+    common = ("format", "kind", "params", "provenance")
+    top = check.obj(obj, "$", common, ("stats", "clusters", "joint_clusters", "records", "hierarchy"))
+    if top["format"] != FORMAT:
+        check.fail("$.format", f"expected {FORMAT!r}, found {top['format']!r}")
+    kind = top["kind"]
+    if kind not in KINDS:
+        check.fail("$.kind", f"expected one of {', '.join(KINDS)}, found {kind!r}")
+    for key in ("params", "provenance", "stats"):
+        if key in top and not isinstance(top[key], dict):
+            check.fail(f"$.{key}", "expected an object")
+    release = Release(kind=kind, params=top["params"], provenance=top["provenance"], stats=top.get("stats", {}))
+    if kind == "disassociated":
+        if "records" in top:
+            check.fail("$.records", "a disassociated release publishes clusters, not records")
+        seen: set[str] = set()
+        for i, raw in enumerate(check.array(top.get("clusters"), "$.clusters")):
+            path = f"$.clusters[{i}]"
+            c = check.obj(raw, path, ("id", "size", "record_chunks", "term_chunk"))
+            cid = check.string(c["id"], f"{path}.id")
+            if cid in seen:
+                check.fail(f"{path}.id", f"duplicate cluster id {cid!r}")
+            seen.add(cid)
+            size = check.integer(c["size"], f"{path}.size", minimum=1)
+            chunks = [
+                check.chunk(ch, f"{path}.record_chunks[{j}]")
+                for j, ch in enumerate(check.array(c["record_chunks"], f"{path}.record_chunks"))
+            ]
+            for j, ch in enumerate(chunks):
+                if len(ch) > size:
+                    check.fail(f"{path}.record_chunks[{j}]", f"{len(ch)} sub-records in a cluster of size {size}")
+            term = check.itemset(c["term_chunk"], f"{path}.term_chunk", allow_empty=True)
+            release.clusters.append(Cluster(cid, size, chunks, term))
+        for i, raw in enumerate(check.array(top.get("joint_clusters", []), "$.joint_clusters")):
+            path = f"$.joint_clusters[{i}]"
+            j = check.obj(raw, path, ("id", "members", "shared_chunks"))
+            jid = check.string(j["id"], f"{path}.id")
+            if jid in seen:
+                check.fail(f"{path}.id", f"duplicate cluster id {jid!r}")
+            members = check.itemset(j["members"], f"{path}.members")
+            for n, member in enumerate(members):
+                if member not in seen:
+                    check.fail(f"{path}.members[{n}]", f"no cluster with id {member!r}")
+            shared = [
+                check.chunk(ch, f"{path}.shared_chunks[{n}]")
+                for n, ch in enumerate(check.array(j["shared_chunks"], f"{path}.shared_chunks"))
+            ]
+            release.joint_clusters.append(JointCluster(jid, members, shared))
+    else:
+        for key in ("clusters", "joint_clusters"):
+            if key in top:
+                check.fail(f"$.{key}", f"a {kind} release publishes records, not clusters")
+        rows = check.array(top.get("records"), "$.records")
+        release.records = [check.itemset(row, f"$.records[{i}]", allow_empty=True) for i, row in enumerate(rows)]
+        if kind == "generalized":
+            hierarchy = check.obj(top.get("hierarchy"), "$.hierarchy", ("root", "edges"))
+            check.string(hierarchy["root"], "$.hierarchy.root")
+            for n, edge in enumerate(check.array(hierarchy["edges"], "$.hierarchy.edges")):
+                pair = check.array(edge, f"$.hierarchy.edges[{n}]")
+                if len(pair) != 2:
+                    check.fail(f"$.hierarchy.edges[{n}]", "expected [child, parent]")
+                check.string(pair[0], f"$.hierarchy.edges[{n}][0]")
+                check.string(pair[1], f"$.hierarchy.edges[{n}][1]")
+            release.hierarchy = hierarchy
+        elif "hierarchy" in top:
+            check.fail("$.hierarchy", "only a generalized release publishes a hierarchy")
+    return release
+
+
+def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
+    """Parse a JSON file, turning every way it can fail into one :class:`InputError`."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"no such {what} file", path=p)
+    if p.is_dir():
+        raise InputError(f"expected a {what} file, found a directory", path=p)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the {what} is not UTF-8 text (byte {exc.start})", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror}", path=p) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"the {what} is not valid JSON ({exc.msg})", path=p, line=exc.lineno) from None
+
+
+def read_release(path: str | os.PathLike[str]) -> Release:
+    """Read and validate a release file."""
+    return release_from_json(load_json_file(path, "release"), source=path)
+
+
+def write_release(release: Release, path: str | os.PathLike[str]) -> None:
+    """Write the canonical release to ``path`` atomically."""
+    write_text_atomic(path, release.dumps())

@@ -1,0 +1,105 @@
+"""The private audit trail, format ``privtool-trail/1``.
+
+The trail holds what links a release back to its input and must never be
+published: the cluster of each input record, the suppressed records, the ghost
+records added by a sanitizer, the item occurrences removed. ``verify`` and
+``audit`` read it to check faithfulness against the original.
+
+Fields (all optional but ``format`` and ``release_sha256``):
+
+* ``input_sha256``: content hash of the input dataset (:meth:`Dataset.content_sha256`);
+* ``release_sha256``: SHA-256 of the release file this trail belongs to;
+* ``cluster_of_record``: for each input record (by position), its cluster id or
+  ``null`` when suppressed;
+* ``suppressed_records``: positions of input records not published;
+* ``ghost_records``: ``{"cluster": id, "chunk": index, "items": [...]}`` for every
+  sub-record a sanitizer invented;
+* ``removed_items``: ``[record position, label]`` for every item occurrence removed;
+* ``notes``: free-form details a component wants to keep (a dict).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from .atomic import write_text_atomic
+from .errors import InputError
+from .release import load_json_file
+
+FORMAT = "privtool-trail/1"
+_LIST_FIELDS = ("cluster_of_record", "suppressed_records", "ghost_records", "removed_items")
+
+
+@dataclass
+class Trail:
+    """In-memory audit trail; see the module docstring for the fields."""
+
+    release_sha256: str = ""
+    input_sha256: str = ""
+    cluster_of_record: list[str | None] = field(default_factory=list)
+    suppressed_records: list[int] = field(default_factory=list)
+    ghost_records: list[dict[str, Any]] = field(default_factory=list)
+    removed_items: list[list[Any]] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "release_sha256": self.release_sha256,
+            "input_sha256": self.input_sha256,
+            "cluster_of_record": self.cluster_of_record,
+            "suppressed_records": sorted(self.suppressed_records),
+            "ghost_records": self.ghost_records,
+            "removed_items": self.removed_items,
+            "notes": self.notes,
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def trail_from_json(obj: Any, source: object = "trail") -> Trail:
+    """Validate a parsed trail object; the first problem names its JSON path."""
+
+    def fail(path: str, problem: str) -> None:
+        raise InputError(f"invalid trail at {path}: {problem}.", path=source)
+
+    if not isinstance(obj, dict):
+        fail("$", "expected an object")
+    if obj.get("format") != FORMAT:
+        fail("$.format", f"expected {FORMAT!r}, found {obj.get('format')!r}")
+    known = {"format", "release_sha256", "input_sha256", "notes", *_LIST_FIELDS}
+    for key in obj:
+        if key not in known:
+            fail(f"$.{key}", "unknown field")
+    for key in _LIST_FIELDS:
+        if key in obj and not isinstance(obj[key], list):
+            fail(f"$.{key}", "expected an array")
+    for i, position in enumerate(obj.get("suppressed_records", [])):
+        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+            fail(f"$.suppressed_records[{i}]", "expected a record position (a non-negative integer)")
+    for i, ghost in enumerate(obj.get("ghost_records", [])):
+        if not isinstance(ghost, dict) or not {"cluster", "chunk", "items"} <= set(ghost):
+            fail(f"$.ghost_records[{i}]", "expected an object with cluster, chunk and items")
+    if "notes" in obj and not isinstance(obj["notes"], dict):
+        fail("$.notes", "expected an object")
+    return Trail(
+        release_sha256=str(obj.get("release_sha256", "")),
+        input_sha256=str(obj.get("input_sha256", "")),
+        cluster_of_record=list(obj.get("cluster_of_record", [])),
+        suppressed_records=list(obj.get("suppressed_records", [])),
+        ghost_records=list(obj.get("ghost_records", [])),
+        removed_items=list(obj.get("removed_items", [])),
+        notes=dict(obj.get("notes", {})),
+    )
+
+
+def read_trail(path: str | os.PathLike[str]) -> Trail:
+    return trail_from_json(load_json_file(path, "trail"), source=path)
+
+
+def write_trail(trail: Trail, path: str | os.PathLike[str]) -> None:
+    write_text_atomic(path, trail.dumps())

@@ -1,0 +1,1 @@
+"""Certificates of the guarantees of a release (hook ``privtool_verifiers``)."""
