@@ -21,6 +21,7 @@ from .context import Context
 from .dataset import Dataset
 from .params import Param
 from .release import Release
+from .results import Certificate, Finding
 from .trail import Trail
 
 
@@ -116,7 +117,7 @@ class Attack(Component):
     kind = "attack"
     applies_to: ClassVar[tuple[str, ...]] = ()
 
-    def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> Any:
+    def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
         raise NotImplementedError
 
 
@@ -126,7 +127,7 @@ class Verifier(Component):
     kind = "verifier"
     applies_to: ClassVar[tuple[str, ...]] = ()
 
-    def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> Any:
+    def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         raise NotImplementedError
 
 

@@ -1,0 +1,62 @@
+"""What attacks and verifiers report: findings and certificates.
+
+Both are plain data so that the CLI, the audit report and ``compare`` can show
+them as tables, JSON, Markdown or HTML without knowing which plugin made them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SEVERITIES = ("breach", "risk", "info")
+
+
+@dataclass
+class Finding:
+    """One thing an adversary can learn.
+
+    ``severity`` is ``breach`` when the finding breaks the release's stated
+    guarantee (``privtool attack`` then exits 1), ``risk`` when it does not break
+    it but matters (e.g. a success probability above 1/k of a weaker model),
+    ``info`` otherwise. ``evidence`` holds what a reader needs to check it by hand
+    (itemsets, counts, the chunk it comes from), JSON-ready.
+    """
+
+    attack: str
+    severity: str
+    title: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
+
+    @property
+    def breaks_guarantee(self) -> bool:
+        return self.severity == "breach"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Certificate:
+    """The verdict on one guarantee of a release.
+
+    ``holds`` is True (proved: every unit certified), False (refuted: ``witness``
+    gives a concrete counterexample) or None (not applicable / not checked, with
+    the reason in ``details``). ``engine`` is ``cpsat``, ``enum`` or ``both``;
+    ``units`` the number of chunks/records/rules checked; ``seconds`` the time.
+    """
+
+    guarantee: str
+    holds: bool | None
+    engine: str
+    units: int
+    seconds: float
+    witness: dict[str, Any] | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
