@@ -141,10 +141,13 @@ class Verifier(Component):
 
 
 class Metric(Component):
-    """A utility or risk figure of a release, as ``{name: value}``."""
+    """A utility or risk figure of a release, as ``{name: value}``.
+    ``needs_original``: it compares against the original dataset, so it is
+    skipped (with the reason) when none is given."""
 
     kind = "metric"
     applies_to: ClassVar[tuple[str, ...]] = ()
+    needs_original: ClassVar[bool] = False
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         raise NotImplementedError
