@@ -181,7 +181,7 @@ class BackgroundLinkage(Attack):
         at_risk = [r for r in results if 0 < r[2] < k]
         summary = {
             "targets": len(results),
-            "known_items": known,
+            "known": known,
             "itemsets_tried": int(sum(r[1] for r in results)),
             "records_at_risk": len(at_risk),
             "share_at_risk": round(len(at_risk) / len(results), 6) if results else 0.0,
@@ -195,9 +195,9 @@ class BackgroundLinkage(Attack):
                 Finding(
                     self.name,
                     severity,
-                    f"{len(query)} known items match {best} record(s) (< k = {k}) in every reconstruction"
+                    f"{len(query)} known item(s) match {best} record(s) (< k = {k}) in every reconstruction"
                     if release.kind == "disassociated"
-                    else f"{len(query)} known items match {best} published record(s) (< k = {k})",
+                    else f"{len(query)} known item(s) match {best} published record(s) (< k = {k})",
                     {"target": position, "known_items": list(query), "candidates": best, "k": k},
                 )
             )

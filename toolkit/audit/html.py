@@ -16,7 +16,7 @@ h1{margin-bottom:.2rem} .verdict{display:inline-block;padding:.6rem 1.2rem;borde
 .PASS{background:#2e7d32} .FAIL{background:#c62828} .INCOMPLETE,.NOTASSESSED{background:#757575}
 table{border-collapse:collapse;width:100%;margin:.6rem 0 1.4rem} th,td{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
 th{background:#f3f3f3} code,pre{background:#f6f8fa;padding:.1rem .3rem;border-radius:3px;overflow-wrap:anywhere}
-pre{padding:.6rem;white-space:pre-wrap} .status{font-weight:700} .plots{display:flex;flex-wrap:wrap;gap:1rem}
+pre{padding:.6rem;white-space:pre-wrap} .status{font-weight:700;color:#fff;padding:0 .4rem;border-radius:4px} .plots{display:flex;flex-wrap:wrap;gap:1rem}
 .plots figure{margin:0;flex:1 1 460px} .muted{color:#666} .breach{color:#8e0000;font-weight:700} .risk{color:#a66f00}
 """
 

@@ -43,6 +43,10 @@ def release_shape_svg(audit: Audit) -> str:
     counts = Counter(values)
     xs = sorted(counts)
     ax.bar(xs, [counts[x] for x in xs], color="#4c72b0")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("count")
     ax.set_title(title)
@@ -70,6 +74,9 @@ def results_svg(audit: Audit) -> str:
                 heights.append(sum(1 for _, f in section.findings if f.severity == name))
         ax.bar(labels, heights, bottom=bottoms, color=colour, label=name)
         bottoms = [b + h for b, h in zip(bottoms, heights)]
+    from matplotlib.ticker import MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("certificates and findings")
     ax.set_title("Results by criterion")
     ax.legend(fontsize="small")
