@@ -27,8 +27,8 @@ def _write(tmp_path: Path, records: list[list[str]], original: list[list[str]]) 
     }
     rel = tmp_path / "release.json"
     rel.write_text(json.dumps(release))
-    data = tmp_path / "original.dat"
-    data.write_text("".join(" ".join(r) + "\n" for r in original))
+    data = tmp_path / "original.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in original))
     return rel, data
 
 
