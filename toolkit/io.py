@@ -15,7 +15,7 @@ import hashlib
 import io
 import lzma
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -94,6 +94,19 @@ def write_dataset(
     options: dict[str, Any] | None = None,
 ) -> None:
     """Write ``dataset`` atomically, compressed when the name ends in .gz/.bz2/.xz."""
+    write_dataset_blocks(registry, [dataset], path, fmt, options)
+
+
+def write_dataset_blocks(
+    registry: Registry,
+    blocks: Iterable[Dataset],
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> None:
+    """Write consecutive blocks of records as one file, each block written as it
+    arrives (memory stays bounded by one block); atomic and compressed like
+    :func:`write_dataset`."""
     path = Path(path)
     component = choose_format(registry, path, fmt)
     params = resolve(component.params, options or {}, f"format {component.name!r}")
@@ -101,11 +114,11 @@ def write_dataset(
     with atomic_open(path, "wb") as raw_out:
         sink: IO[bytes] = raw_out
         if compression == ".gz":
-            sink = gzip.GzipFile(fileobj=raw_out, mode="wb", mtime=0)
+            sink = gzip.GzipFile(filename="", fileobj=raw_out, mode="wb", mtime=0)
         elif compression:
             sink = _COMPRESSORS[compression](raw_out, mode="wb")
         text = io.TextIOWrapper(sink, encoding="utf-8", newline="")
-        component.write(dataset, text, params)
+        component.write_blocks(blocks, text, params)
         text.flush()
         text.detach()
         if sink is not raw_out:
