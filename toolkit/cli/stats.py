@@ -6,7 +6,9 @@ import click
 import numpy as np
 from rich.table import Table
 
+from .. import examples
 from ..dataset import Dataset
+from ..errors import ParameterError
 from ..io import read_dataset
 from .common import app, echo_json, stdout_console
 
@@ -34,20 +36,31 @@ def dataset_stats(dataset: Dataset, top: int = 10) -> dict:
 
 
 @click.command("stats")
-@click.argument("file", type=click.Path(dir_okay=True))
+@click.argument("file", required=False, type=click.Path(dir_okay=True))
+@click.option("--example", default=None, metavar="NAME", help="Describe an embedded example instead of a file (see privtool.examples).")
 @click.option("--format", "fmt", default=None, help="Input format (default: from the extension).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="How many top items to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.pass_context
-def command(ctx: click.Context, file: str, fmt: str | None, top: int, as_json: bool) -> int:
-    """Counts, record-size histogram and most frequent items of a dataset file."""
-    dataset = read_dataset(app(ctx).registry, file, fmt)
+def command(ctx: click.Context, file: str | None, example: str | None, fmt: str | None, top: int, as_json: bool) -> int:
+    """Counts, record-size histogram and most frequent items of a dataset FILE
+    (or of an embedded --example)."""
+    if file is not None and example is not None:
+        raise ParameterError("stats takes a FILE or --example NAME, not both.")
+    if example is not None:
+        dataset = examples.load(example)
+        source = {"example": example}
+    elif file is not None:
+        dataset = read_dataset(app(ctx).registry, file, fmt)
+        source = {"file": file}
+    else:
+        raise ParameterError("stats needs a FILE or --example NAME.")
     stats = dataset_stats(dataset, top)
     if as_json:
-        echo_json({"file": file, **stats})
+        echo_json({**source, **stats})
         return 0
     console = stdout_console()
-    summary = Table(title=f"{file}")
+    summary = Table(title=file or f"example {example}")
     summary.add_column("measure")
     summary.add_column("value", justify="right")
     for key in ("records", "items", "occurrences", "max_size", "avg_size"):
