@@ -84,7 +84,7 @@ def command(ctx: click.Context, directory: str | None, records: int, seed: int) 
         if code != 0:
             raise TourStepFailed(f"tour step {number} ({step.title}) failed with exit code {code}; see the error above.")
     console.rule("[bold]Done")
-    console.print(f"The tour's files are in {folder}:", highlight=False)
+    console.print(f"The tour's files are in {folder}:", highlight=False, soft_wrap=True)
     for path in sorted(folder.iterdir()):
-        console.print(f"  {path}  ({path.stat().st_size:,} bytes)", highlight=False)
+        console.print(f"  {path}  ({path.stat().st_size:,} bytes)", highlight=False, soft_wrap=True)
     return 0
