@@ -459,7 +459,7 @@ class _SamplingPlan:
         slots = [np.repeat(slot_of_entry, self.entry_lengths)]
         items = [self.entry_items]
         for n, cap, offsets, term_items, weights in self.term_groups:
-            sizes = rng.choice(np.arange(1, cap + 1), size=len(offsets), p=weights)
+            sizes = 1 + np.searchsorted(weights, rng.random(len(offsets)) * weights[-1], side="right")
             perm = np.argsort(rng.random((len(offsets), n)), axis=1)
             which, pos = np.nonzero(np.arange(n)[None, :] < sizes[:, None])
             slots.append(offsets[which] + perm[which, pos])
@@ -521,8 +521,8 @@ def _term_slot_probability(n: int, cap: int) -> Fraction:
 
 
 def _term_size_weights(n: int, cap: int) -> np.ndarray:
-    weights = np.array([math.comb(n, s) for s in range(1, cap + 1)], dtype=float)
-    return weights / weights.sum()
+    """Cumulative weights ``C(n, 1), C(n, 1) + C(n, 2), ...`` of the sizes 1..cap."""
+    return np.cumsum([float(math.comb(n, s)) for s in range(1, cap + 1)])
 
 
 def _product(values: list[int]) -> int:

@@ -98,7 +98,7 @@ def itemsets_of(release: Release) -> list[frozenset[str]]:
 
 
 # --------------------------------------------------------------- properties
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(tiny_releases())
 def test_enumeration_count_bounds_and_expectation_match_brute_force(release: Release) -> None:
     model = model_or_reject(release)
@@ -113,7 +113,7 @@ def test_enumeration_count_bounds_and_expectation_match_brute_force(release: Rel
         assert model.expected_support(itemset, exact=True) == Fraction(sum(supports), len(supports)), itemset
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(tiny_releases(), st.integers(0, 2**32 - 1))
 def test_every_sample_is_a_reconstruction(release: Release, seed: int) -> None:
     model = model_or_reject(release)
@@ -138,7 +138,7 @@ def test_sampler_is_uniform_chi_square() -> None:
     assert model.count().total == 3 * 6 * 12
     index = {tuple(r): i for i, r in enumerate(model.enumerate())}
     rng = np.random.default_rng(20261121)
-    draws = 15 * len(index)
+    draws = 10 * len(index)
     seen = Counter(index[tuple(frozenset(r) for r in model.sample(rng).to_label_records())] for _ in range(draws))
     observed = [seen.get(i, 0) for i in range(len(index))]
     assert chisquare(observed).pvalue > 0.001
