@@ -19,12 +19,13 @@ from typing import Any, ClassVar
 
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
-from privtool.params import K, M, Param
+from privtool.params import Param
 from privtool.release import Release
 from privtool.results import Certificate
 
 from .certify import certificate_from_units
 from .engines import ENGINES, check_cover_unit, check_km_unit
+from .levels import K_CHECKED, M_CHECKED, level
 from .reconstruction_bounds import check_disassociation_guarantee
 
 ENGINE = Param("engine", str, "auto", "Engine per unit: cpsat, enum, both (cross-check) or auto (by size).", choices=ENGINES)
@@ -49,18 +50,15 @@ def _pack(unit: tuple[dict[str, Any], tuple], extra: tuple) -> tuple:
 class KmAnonymity(Verifier):
     name = "km-anonymity"
     summary = "Every record chunk and shared chunk is k^m-anonymous (CP-SAT / enumeration per chunk)."
-    params = (K, M, ENGINE)
+    params = (K_CHECKED, M_CHECKED, ENGINE)
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
-        units = [_pack(u, (params["k"], params["m"], params["engine"])) for u in chunk_units(release)]
+        k, m = level(release, params, "k"), level(release, params, "m")
+        units = [_pack(u, (k, m, params["engine"])) for u in chunk_units(release)]
         results = ctx.map(check_km_unit, units, "k^m-anonymity of chunks")
-        return [
-            certificate_from_units(
-                self.name, params["engine"], results, time.perf_counter() - start, {"k": params["k"], "m": params["m"]}
-            )
-        ]
+        return [certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start, {"k": k, "m": m})]
 
 
 def cover_freedom_claimed(release: Release) -> bool:
@@ -73,26 +71,31 @@ class CoverFreedom(Verifier):
     summary = "No chunk has a covered item (safe disassociation, Awad et al. Definitions 3-4)."
     params = (ENGINE,)
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated",)
+    criterion: ClassVar[str] = "linkability"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
         units = [_pack(u, (params["engine"],)) for u in chunk_units(release)]
         results = ctx.map(check_cover_unit, units, "cover-freedom of chunks")
-        return [
-            certificate_from_units(
-                self.name, params["engine"], results, time.perf_counter() - start, {"claimed": cover_freedom_claimed(release)}
-            )
-        ]
+        certificate = certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start)
+        claimed = cover_freedom_claimed(release)
+        certificate.details["claimed"] = claimed
+        if not claimed and certificate.holds is False:
+            # A plain disassociated release does not promise cover-freedom: report
+            # what was found (witness and counts) without refuting a claim it never made.
+            certificate.holds = None
+            certificate.details["reason"] = "not claimed: the release did not go through safe-disassociation"
+        return [certificate]
 
 
 class DisassociationGuarantee(Verifier):
     name = "disassociation-guarantee"
     summary = "Every itemset of up to m items that a reconstruction can hold reaches support k in some reconstruction."
-    params = (K, M)
+    params = (K_CHECKED, M_CHECKED)
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
-        return [check_disassociation_guarantee(release, params["k"], params["m"], ctx)]
+        return [check_disassociation_guarantee(release, level(release, params, "k"), level(release, params, "m"), ctx)]
 
 
 __all__ = ["KmAnonymity", "CoverFreedom", "DisassociationGuarantee", "chunk_units", "cover_freedom_claimed"]

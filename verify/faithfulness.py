@@ -157,6 +157,7 @@ class Faithfulness(Verifier):
     summary = "The release is what the method should have made from the original (needs --original; --trail for clusters)."
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated", "generalized", "sanitized")
+    criterion: ClassVar[str] = "faithfulness"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()

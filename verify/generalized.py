@@ -19,22 +19,22 @@ from typing import Any, ClassVar
 
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
-from privtool.params import K
 from privtool.release import Release
 from privtool.results import Certificate
 
+from .levels import K_CHECKED, level
 from .matching import unmatched_generalizations
 
 
 class KAnonymity(Verifier):
     name = "k-anonymity"
     summary = "Every generalized record occurs at least k times."
-    params = (K,)
+    params = (K_CHECKED,)
     applies_to: ClassVar[tuple[str, ...]] = ("generalized",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
-        k = params["k"]
+        k = level(release, params, "k")
         counts = Counter(tuple(record) for record in release.records)
         small = sorted((n, record) for record, n in counts.items() if n < k)
         witness = None
@@ -94,6 +94,7 @@ class HierarchyConsistency(Verifier):
     summary = "Published labels are nodes of the published tree and generalize distinct original records."
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("generalized",)
+    criterion: ClassVar[str] = "faithfulness"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()

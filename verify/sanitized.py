@@ -81,6 +81,7 @@ class RuleHiding(Verifier):
     summary = "Every sensitive rule is below the support or the confidence threshold."
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("sanitized",)
+    criterion: ClassVar[str] = "inference"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
@@ -106,6 +107,7 @@ class RemovalOnly(Verifier):
     summary = "The sanitized records come from the original by removing items only (needs the original)."
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("sanitized",)
+    criterion: ClassVar[str] = "faithfulness"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
