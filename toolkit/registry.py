@@ -27,6 +27,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
     "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",
+    "verify": "privtool.verify.plugin",
 }
 """Short plugin name -> module of a built-in plugin."""
 
