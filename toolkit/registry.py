@@ -25,6 +25,8 @@ from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
+    "safe-disassociation": "privtool.plugins.safe_disassociation",
+    "cover-linkage": "privtool.attacks.cover_linkage",
 }
 """Short plugin name -> module of a built-in plugin."""
 
