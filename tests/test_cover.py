@@ -32,7 +32,7 @@ def test_no_cover_when_no_sub_record_holds_the_whole_itemset() -> None:
     assert cover.itemset_support == 0 and not cover.vulnerable
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sets(st.sampled_from("abcdef"), min_size=1).map(sorted), min_size=1, max_size=12))
 def test_covered_items_match_brute_force(rows: list[list[str]]) -> None:
     cover = analyse_chunk(rows)
@@ -41,7 +41,7 @@ def test_covered_items_match_brute_force(rows: list[list[str]]) -> None:
     assert cover.itemset_support == sum(set(cover.itemset) <= set(row) for row in rows)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(disassociated_releases(st))
 def test_every_chunk_is_analysed_once(release) -> None:
     refs = [ref for ref, _ in iter_chunks(release)]

@@ -87,7 +87,7 @@ def tiny_clusters(draw):
     return Cluster("c0", size + draw(st.integers(0, 1)), chunks, []), known
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(tiny_clusters())
 def test_certain_links_match_every_reconstruction(case) -> None:
     cluster, known = case
@@ -103,7 +103,7 @@ def test_certain_links_match_every_reconstruction(case) -> None:
     assert (link.min_records, link.max_records) == (fewest, most)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(disassociated_releases(st), st.integers(0, 2))
 def test_no_lemma1_breach_after_the_sanitizer_for_two_known_items(release: Release, seed: int) -> None:
     release.params["m"] = 2
@@ -111,7 +111,7 @@ def test_no_lemma1_breach_after_the_sanitizer_for_two_known_items(release: Relea
     assert [f for f in attack(after, known=2) if f.severity == "breach"] == []
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(disassociated_releases(st), st.integers(2, 3))
 def test_breach_evidence_checks_by_hand(release: Release, known: int) -> None:
     for finding in attack(release, known):

@@ -118,7 +118,7 @@ def _occurrences(release: Release) -> int:
     return sum(len(r) for r in rows)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(disassociated_releases(st), st.integers(0, 3))
 def test_sanitized_release_properties(release: Release, seed: int) -> None:
     k, m, delta = release.params["k"], release.params["m"], release.params["max_cluster_size"]
