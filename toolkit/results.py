@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 SEVERITIES = ("breach", "risk", "info")
-ORIGINAL_DATA_KEYS = ("target_record", "original_record", "original_records")
+ORIGINAL_DATA_KEYS = ("target_record", "original_record", "original_records", "known_items")
 """Evidence keys that hold records of the original data (never published by default)."""
 
 

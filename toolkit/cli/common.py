@@ -4,6 +4,7 @@ context options, ``--config`` files and component options given as free
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import tomllib
@@ -19,7 +20,7 @@ from ..components import Evidence
 from ..context import Context
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
-from ..io import read_dataset
+from ..io import choose_format, read_dataset
 from ..params import Param
 from ..registry import Registry, load_registry
 from ..trail import read_trail
@@ -140,3 +141,36 @@ def load_evidence(registry: Registry, original: str | None, fmt: str | None, tra
         original=read_dataset(registry, original, fmt) if original else None,
         trail=read_trail(trail) if trail else None,
     )
+
+
+def format_options(registry: Registry, path: str, fmt: str | None, args: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """The format of ``path`` (``fmt`` or from its extension) and its options
+    taken from the free arguments (``--delimiter ';'``)."""
+    component = choose_format(registry, path, fmt)
+    return component.name, parse_component_options(args, component.params, f"format {component.name!r}")
+
+
+def two_format_options(
+    registry: Registry, source: tuple[str, str | None], target: tuple[str, str | None], args: Sequence[str]
+) -> tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]:
+    """Like :func:`format_options` for an input and an output ``(path, fmt)``.
+
+    An option such as ``--delimiter`` applies to each side whose format declares
+    it; ``--in-delimiter`` / ``--out-delimiter`` set one side only and win."""
+    sides = [choose_format(registry, path, fmt) for path, fmt in (source, target)]
+    spec: dict[str, Param] = {}
+    for prefix, component in zip(("in_", "out_"), sides):
+        for param in component.params:
+            spec[prefix + param.name] = dataclasses.replace(param, name=prefix + param.name)
+            spec.setdefault(param.name, param)
+    values = parse_component_options(args, list(spec.values()), f"converting {sides[0].name} to {sides[1].name}")
+    result = []
+    for prefix, component in zip(("in_", "out_"), sides):
+        options = {}
+        for param in component.params:
+            for key in (prefix + param.name, param.name):
+                if key in values:
+                    options[param.name] = values[key]
+                    break
+        result.append((component.name, options))
+    return result[0], result[1]
