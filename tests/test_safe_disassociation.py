@@ -185,3 +185,18 @@ def test_same_release_with_serial_and_process_executors() -> None:
         executor.close()
     assert serial.release.dumps() == process.release.dumps()
     assert serial.trail.dumps() == process.trail.dumps()
+
+
+def test_stats_of_the_method_stay_consistent() -> None:
+    release = figure1_release()
+    release.clusters[0].record_chunks.append([["u", "v"]] * 6)  # (3) fails with delta = 7: suppressed
+    release.stats = {"item_occurrences_published": 40, "record_chunks": 3, "item_occurrences_in_record_chunks": 33}
+    out = sanitize(release, delta=8)
+    stats = out.release.stats
+    assert stats["suppressed_chunks"] == 0 and stats["partially_suppressed_chunks"] == 2
+    out = sanitize(release, delta=7)
+    stats = out.release.stats
+    # both chunks fail (3) at delta = 7: 19 + 12 occurrences suppressed, none moved to ghosts
+    assert stats["suppressed_chunks"] == 2 and stats["record_chunks"] == 1
+    assert stats["item_occurrences_in_record_chunks"] == 2
+    assert stats["item_occurrences_published"] == 40 - 31

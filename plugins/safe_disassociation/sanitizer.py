@@ -225,8 +225,8 @@ def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context
         result = sanitize_chunks(joint.id, SHARED, joint.shared_chunks, capacity, k, m, ctx.seeds)
         joints.append(JointCluster(joint.id, list(joint.members), [rows for rows in result.chunks if rows is not None]))
         _record(ghosts, summary, notes, result)
-    stats = _stats(release.stats, summary, before)
-    safe = replace(release, params=dict(release.params), stats=stats, clusters=clusters, joint_clusters=joints)
+    safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
+    safe.stats = _stats(release.stats, summary, before, safe)
     trail = _trail(outcome.trail, ghosts, notes, summary, k, m, delta)
     return Outcome(safe, trail)
 
@@ -236,8 +236,12 @@ def _all_chunks(release: Release) -> list[list[list[str]]]:
     return chunks + [rows for joint in release.joint_clusters for rows in joint.shared_chunks]
 
 
-def _stats(old: dict[str, Any], summary: SafeSummary, before: int) -> dict[str, Any]:
-    """Release stats after the sanitizer: counts add up over repeated runs."""
+def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Release) -> dict[str, Any]:
+    """Release stats after the sanitizer: its counts add up over repeated runs;
+    ``item_occurrences_published`` loses the occurrences no longer published
+    anywhere (the fallback's; partially suppressed ones are still published, in
+    ghost sub-records), and the per-chunk-kind counts of the disassociation
+    method are recomputed when present."""
     stats = dict(old)
 
     def add(key: str, value: int) -> None:
@@ -252,7 +256,17 @@ def _stats(old: dict[str, Any], summary: SafeSummary, before: int) -> dict[str, 
     add("ghost_subrecords", summary.ghost_subrecords)
     add("ghost_records", summary.ghost_records)
     if "item_occurrences_published" in stats:
-        stats["item_occurrences_published"] = int(stats["item_occurrences_published"]) - summary.removed_occurrences
+        net = summary.removed_occurrences - summary.ghost_occurrences
+        stats["item_occurrences_published"] = int(stats["item_occurrences_published"]) - net
+    recount = {
+        "record_chunks": sum(len(c.record_chunks) for c in release.clusters),
+        "shared_chunks": sum(len(j.shared_chunks) for j in release.joint_clusters),
+        "item_occurrences_in_record_chunks": sum(len(r) for c in release.clusters for ch in c.record_chunks for r in ch),
+        "item_occurrences_in_shared_chunks": sum(len(r) for j in release.joint_clusters for ch in j.shared_chunks for r in ch),
+    }
+    for key, value in recount.items():
+        if key in stats:
+            stats[key] = value
     return stats
 
 
