@@ -25,6 +25,8 @@ from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
+    "rulehiding": "privtool.plugins.rulehiding",
+    "rule-remining": "privtool.attacks.remining",
 }
 """Short plugin name -> module of a built-in plugin."""
 
