@@ -150,10 +150,13 @@ class MinedRule:
 
 
 def _transactions(dataset: Dataset) -> list[list[int]]:
-    """The records as lists of item ids (the input pyfim expects)."""
+    """The records as lists of item ids (the input pyfim expects), plus one empty
+    transaction: pyfim 6.28 reports nothing at all when every item occurs in
+    every transaction, and an empty transaction changes no itemset count (the
+    thresholds passed to pyfim are absolute counts)."""
     items = dataset.items.tolist()
     bounds = dataset.indptr.tolist()
-    return [items[bounds[i] : bounds[i + 1]] for i in range(dataset.n_records)]
+    return [items[bounds[i] : bounds[i + 1]] for i in range(dataset.n_records)] + [[]]
 
 
 def frequent_itemsets(dataset: Dataset, min_support: int, maximal: bool = False) -> dict[frozenset[int], int]:

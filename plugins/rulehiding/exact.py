@@ -83,6 +83,21 @@ class _Model:
     def removed(self) -> Any:
         return sum(1 - var for var in self.keep.values())
 
+    def break_symmetry(self) -> int:
+        """Records with identical content are interchangeable in both stages, so
+        among them removals may be assumed non-increasing in record order (any
+        solution can be permuted into that form). Returns the constraints added."""
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for t in sorted(self.rows):
+            groups.setdefault(tuple(self.workspace.dataset.record(t).tolist()), []).append(t)
+        added = 0
+        for members in groups.values():
+            for first, second in zip(members, members[1:]):
+                items = [i for i in self.workspace.dataset.record(first).tolist() if i in self.items]
+                self.model.Add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
+                added += 1
+        return added
+
 
 class Exact(RuleHidingSanitizer):
     name = "exact"
@@ -106,6 +121,7 @@ class Exact(RuleHidingSanitizer):
             model.Add(sxy <= thresholds.min_support - 1).OnlyEnforceIf(by_support)
             model.Add(q * sxy - p * sx <= -1).OnlyEnforceIf(by_confidence)
             model.AddBoolOr([by_support, by_confidence])
+        symmetry = m.break_symmetry()
         removed = m.removed()
         model.Minimize(removed)
         solver = cp_model.CpSolver()
@@ -120,6 +136,7 @@ class Exact(RuleHidingSanitizer):
             )
         notes: dict[str, Any] = {
             "variables": len(m.keep),
+            "symmetry_constraints": symmetry,
             "removal_status": solver.StatusName(status),
             "removal_optimal": status == cp_model.OPTIMAL,
             "removals": int(round(solver.ObjectiveValue())),

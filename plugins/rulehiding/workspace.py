@@ -17,6 +17,7 @@ import numpy as np
 
 from privtool.dataset import Dataset
 from privtool.mining import Rule, Thresholds
+from privtool.removals import apply_removals
 
 
 @dataclass(frozen=True)
@@ -128,21 +129,3 @@ class Workspace:
         """The sanitized records, in the original order, over the same vocabulary."""
         return apply_removals(self.dataset, ((t, i) for t, items in self.removed.items() for i in items))
 
-
-def apply_removals(dataset: Dataset, removals: Iterable[tuple[int, int]]) -> Dataset:
-    """``dataset`` with the item occurrences ``(record, item id)`` deleted, records
-    in the original order over the same vocabulary. A pair naming an item the
-    record does not hold is a ``ValueError``."""
-    drop = np.zeros(len(dataset.items), dtype=bool)
-    for record, item in removals:
-        start, end = int(dataset.indptr[record]), int(dataset.indptr[record + 1])
-        position = start + int(np.searchsorted(dataset.items[start:end], item))
-        if position >= end or dataset.items[position] != item:
-            raise ValueError(f"record {record} does not hold item {dataset.labels[item]!r}")
-        drop[position] = True
-    if not drop.any():
-        return dataset
-    sizes = dataset.sizes - np.bincount(dataset.record_of_occurrence[drop], minlength=dataset.n_records)
-    indptr = np.zeros(dataset.n_records + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    return Dataset(indptr, dataset.items[~drop].copy(), dataset.labels)
