@@ -1,9 +1,11 @@
 """Built-in dataset formats (docs/formats.md has the user-facing description).
 
-* ``fimi`` (.dat .fimi .txt): one record per line, non-negative integer item ids
+* ``fimi`` (.dat .fimi): one record per line, non-negative integer item ids
   separated by whitespace (the FIMI repository's ``.dat``). Parsed by the
   vectorised tokenizer of :mod:`privtool.plugins.int_tokens`. Labels are
   ``str(int(token))``: ``007`` and ``7`` are one item.
+* ``basket`` (.basket .txt): one record per line, items are any labels without
+  whitespace, separated by whitespace (FIMI's layout for named items).
 * ``spmf`` (.spmf): SPMF's integer formats. A file that uses the markers is in
   the sequence style (``3 -1 7 -1 -2``: ``-1`` closes an itemset, ``-2`` ends
   the record); the record is the set of its items (DESIGN: we publish sets, the
@@ -106,7 +108,7 @@ def _token_error(tokens: IntTokens, mask: np.ndarray, source: str, problem: str)
 class Fimi(Format):
     name = "fimi"
     summary = "one record per line, non-negative integer items separated by spaces (FIMI .dat)"
-    extensions = ("dat", "fimi", "txt")
+    extensions = ("dat", "fimi")
 
     def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
         tokens = tokenize(data, source)
@@ -120,6 +122,25 @@ class Fimi(Format):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
+        for record in dataset.to_label_records():
+            stream.write(" ".join(record) + "\n")
+
+
+class Basket(Format):
+    name = "basket"
+    summary = "one record per line, items are any labels separated by whitespace (letters allowed)"
+    extensions = ("basket", "txt")
+
+    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
+        return Dataset.from_records(line.split() for line in stream)
+
+    def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
+        for label in dataset.labels:
+            if not label or any(char.isspace() for char in label):
+                raise OutputError(
+                    f"item {label!r} cannot be written as {self.name}, whose items are separated by whitespace; "
+                    "write csv or jsonl instead."
+                )
         for record in dataset.to_label_records():
             stream.write(" ".join(record) + "\n")
 
@@ -320,4 +341,4 @@ class JsonLines(Format):
 
 @hookimpl
 def privtool_formats() -> list[Format]:
-    return [Fimi(), Spmf(), Csv(), CsvLong(), JsonLines()]
+    return [Fimi(), Basket(), Spmf(), Csv(), CsvLong(), JsonLines()]

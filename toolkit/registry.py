@@ -30,6 +30,8 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "verify": "privtool.verify.plugin",
     "safe-disassociation": "privtool.plugins.safe_disassociation",
     "cover-linkage": "privtool.attacks.cover_linkage",
+    "rulehiding": "privtool.plugins.rulehiding",
+    "rule-remining": "privtool.attacks.remining",
 }
 """Short plugin name -> module of a built-in plugin."""
 

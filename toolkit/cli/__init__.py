@@ -25,6 +25,8 @@ COMMAND_MODULES = (
     "synth",
     "anonymize",
     "sanitize",
+    "rules",
+    "hide",
     "metrics",
     "verify",
     "attack",
