@@ -113,31 +113,43 @@ class Anonymizer(Component):
         raise NotImplementedError
 
 
+CRITERIA = ("singling-out", "linkability", "inference", "faithfulness")
+"""The sections of an audit: the three WP29 criteria of anonymisation, plus
+faithfulness (nothing lost or invented). Attacks and verifiers name theirs."""
+
+
 class Attack(Component):
-    """What an adversary can learn from a release; returns findings."""
+    """What an adversary can learn from a release; returns findings.
+    ``criterion`` (one of :data:`CRITERIA`) places its findings in the audit."""
 
     kind = "attack"
     applies_to: ClassVar[tuple[str, ...]] = ()
+    criterion: ClassVar[str] = "linkability"
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
         raise NotImplementedError
 
 
 class Verifier(Component):
-    """Proves or refutes one guarantee of a release; returns certificates."""
+    """Proves or refutes one guarantee of a release; returns certificates.
+    ``criterion`` (one of :data:`CRITERIA`) places them in the audit."""
 
     kind = "verifier"
     applies_to: ClassVar[tuple[str, ...]] = ()
+    criterion: ClassVar[str] = "singling-out"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         raise NotImplementedError
 
 
 class Metric(Component):
-    """A utility or risk figure of a release, as ``{name: value}``."""
+    """A utility or risk figure of a release, as ``{name: value}``.
+    ``needs_original``: it compares against the original dataset, so it is
+    skipped (with the reason) when none is given."""
 
     kind = "metric"
     applies_to: ClassVar[tuple[str, ...]] = ()
+    needs_original: ClassVar[bool] = False
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         raise NotImplementedError

@@ -16,12 +16,14 @@ from typing import Any
 import click
 from rich.console import Console
 
+from ..components import Evidence
 from ..context import Context
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
-from ..io import choose_format
+from ..io import choose_format, read_dataset
 from ..params import Param
 from ..registry import Registry, load_registry
+from ..trail import read_trail
 
 
 @dataclass
@@ -130,6 +132,15 @@ def describe_params(spec: Sequence[Param]) -> str:
         option = p.option if p.type is not bool else f"{p.option}/--no-{p.option[2:]}"
         lines.append(f"  {option} ({', '.join(bits)}; {default}): {p.help}")
     return "\n".join(lines)
+
+
+def load_evidence(registry: Registry, original: str | None, fmt: str | None, trail: str | None) -> Evidence:
+    """What ``verify``, ``attack``, ``metrics`` and ``audit`` may read besides the
+    release: the original dataset and the private trail, each when given."""
+    return Evidence(
+        original=read_dataset(registry, original, fmt) if original else None,
+        trail=read_trail(trail) if trail else None,
+    )
 
 
 def format_options(registry: Registry, path: str, fmt: str | None, args: Sequence[str]) -> tuple[str, dict[str, Any]]:
