@@ -21,7 +21,8 @@ import numpy as np
 
 from privtool.errors import InputError
 
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 1 << 18
+_INT32_LIMIT = 2**31
 MAX_DIGITS = 18
 _POW10 = 10 ** np.arange(MAX_DIGITS, dtype=np.int64)
 _NEWLINE, _SPACE, _TAB, _CR, _MINUS, _ZERO = 10, 32, 9, 13, 45, 48
@@ -29,7 +30,8 @@ _NEWLINE, _SPACE, _TAB, _CR, _MINUS, _ZERO = 10, 32, 9, 13, 45, 48
 
 @dataclass(frozen=True)
 class IntTokens:
-    """Every token of a file in order: its ``value`` and 0-based ``line``;
+    """Every token of a file in order: its ``value`` and 0-based ``line``
+    (``int32`` arrays unless a value or line number needs ``int64``);
     ``n_lines`` counts the lines (a last line without LF included)."""
 
     values: np.ndarray
@@ -54,13 +56,22 @@ def tokenize(data: bytes, source: str, allow_negative: bool = True) -> IntTokens
         end = len(data) if end < 0 else end + 1
         block = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
         block_values, block_lines = _tokenize_block(block, data, start, source, allow_negative)
-        values.append(block_values)
-        lines.append(block_lines + first_line)
-        first_line += int(np.count_nonzero(block == _NEWLINE))
+        block_newlines = int(np.count_nonzero(block == _NEWLINE))
+        values.append(_narrow(block_values))
+        line_type = np.int32 if first_line + block_newlines < _INT32_LIMIT else np.int64
+        lines.append(block_lines.astype(line_type) + line_type(first_line))
+        first_line += block_newlines
         start = end
     if not values:
         return IntTokens(np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
     return IntTokens(np.concatenate(values), np.concatenate(lines), count_lines(data))
+
+
+def _narrow(values: np.ndarray) -> np.ndarray:
+    """``values`` as ``int32`` when they fit (halves the token arrays)."""
+    if len(values) == 0 or (values.min() > -_INT32_LIMIT and values.max() < _INT32_LIMIT):
+        return values.astype(np.int32)
+    return values
 
 
 def _tokenize_block(
