@@ -2,7 +2,8 @@
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/read_stats.py [--data DIR] [--extra FILE ...] [--synthetic N] [--repeat N] [--naive]
+    .venv/bin/python benchmarks/read_stats.py [--data DIR] [--extra FILE ...] [--synthetic N]
+        [--repeat N] [--naive] [--plot PREFIX]
 
 For each ``*.dat.gz`` in ``--data`` (default ``../shared/data``) and each
 ``--extra`` file (any format privtool reads, detected from the extension) it
@@ -18,6 +19,9 @@ a temporary folder, deleted afterwards): N records of BMS-POS-like shape (1,657
 items with Zipf popularity, record sizes 1 + Poisson(5.5), so 6.5 on average).
 It is a load test of the reader, not a realistic imitation (that is
 ``privtool synth``).
+
+``--plot PREFIX`` draws read time against item occurrences (and the naive
+reader's, with ``--naive``) to ``PREFIX.png`` and ``PREFIX.svg``.
 """
 
 from __future__ import annotations
@@ -77,6 +81,34 @@ def peak_mib(fn: Callable[[], object]) -> float:
         tracemalloc.stop()
 
 
+def plot(rows: list[dict], prefix: str) -> None:
+    """Read time against item occurrences, log-log, PNG and SVG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    x = [row["occurrences"] for row in rows]
+    ax.plot(x, [row["read_s"] for row in rows], "o", label="privtool read (vectorised)")
+    naive = [(row["occurrences"], row["naive_s"]) for row in rows if row.get("naive_s") is not None]
+    if naive:
+        ax.plot(*zip(*naive), "s", mfc="none", label="naive read (line.split + from_records)")
+    for row in rows:
+        ax.annotate(row["file"].split(".")[0], (row["occurrences"], row["read_s"]), fontsize=7, xytext=(4, -10), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("item occurrences in the file")
+    ax.set_ylabel("seconds (best of repeats)")
+    ax.set_title("Reading a gzip-compressed FIMI file into a Dataset")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{prefix}.{ext}", dpi=120)
+    plt.close(fig)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
@@ -84,6 +116,7 @@ def main() -> None:
     parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also a generated file of N records")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--naive", action="store_true", help="also time the naive reader (.dat.gz files)")
+    parser.add_argument("--plot", metavar="PREFIX", help="write PREFIX.png and PREFIX.svg")
     args = parser.parse_args()
     registry = load_registry()
     files = sorted(args.data.glob("*.dat.gz")) + args.extra
@@ -95,6 +128,7 @@ def main() -> None:
     if args.naive:
         header += f" {'naive s':>8}"
     print(header)
+    rows = []
     for path in files:
         dataset = read_dataset(registry, path)
         read_s = best_of(args.repeat, lambda: read_dataset(registry, path))
@@ -105,9 +139,13 @@ def main() -> None:
             f"{path.name:<28} {dataset.n_records:>9,} {int((dataset.supports > 0).sum()):>7,} {occurrences:>12,} "
             f"{read_s:>7.3f} {stats_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
         )
-        if args.naive and path.name.endswith(".dat.gz"):
-            row += f" {best_of(args.repeat, lambda: naive_read(path)):>8.3f}"
+        naive_s = best_of(args.repeat, lambda: naive_read(path)) if args.naive and path.name.endswith(".dat.gz") else None
+        if naive_s is not None:
+            row += f" {naive_s:>8.3f}"
         print(row, flush=True)
+        rows.append({"file": path.name, "occurrences": occurrences, "read_s": read_s, "naive_s": naive_s})
+    if args.plot:
+        plot(rows, args.plot)
     scratch.cleanup()
 
 

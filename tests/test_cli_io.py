@@ -186,3 +186,13 @@ def test_read_release_missing_and_directory(tmp_path: Path) -> None:
         read_release(tmp_path / "nope.json")
     with pytest.raises(InputError, match="expected a release file, found a directory"):
         read_release(tmp_path)
+
+
+def test_format_option_overrides_the_extension(run_cli, tmp_path: Path) -> None:
+    data = tmp_path / "export.txt"
+    data.write_text('["a b", "c"]\n["c"]\n')
+    assert_one_line_error(run_cli("stats", data), "export.txt, line 1: '[\"a' is not an integer item id")
+    result = run_cli("stats", data, "--format", "jsonl", "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["format"] == "jsonl"
+    assert json.loads(result.out)["top_items"][0] == {"item": "c", "support": 2}
