@@ -103,7 +103,15 @@ def _token_error(tokens: IntTokens, mask: np.ndarray, source: str, problem: str)
     )
 
 
-class Fimi(Format):
+class IntegerFormat(Format):
+    """A format of integer tokens parsed from the raw bytes (``read_bytes``);
+    ``read`` on a text stream re-encodes it and parses the same way."""
+
+    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
+        return self.read_bytes(stream.read().encode("utf-8"), source, params)
+
+
+class Fimi(IntegerFormat):
     name = "fimi"
     summary = "one record per line, non-negative integer items separated by spaces (FIMI .dat)"
     extensions = ("dat", "fimi", "txt")
@@ -112,16 +120,13 @@ class Fimi(Format):
         tokens = tokenize(data, source, allow_negative=False)
         return dataset_from_tokens(tokens.values, tokens.lines, tokens.n_lines)
 
-    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
-        return self.read_bytes(stream.read().encode("utf-8"), source, params)
-
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
         for record in dataset.to_label_records():
             stream.write(" ".join(record) + "\n")
 
 
-class Spmf(Format):
+class Spmf(IntegerFormat):
     name = "spmf"
     summary = "SPMF integer sequences (3 -1 7 -1 -2, read as the set of their items) or plain itemsets"
     extensions = ("spmf",)
@@ -164,9 +169,6 @@ class Spmf(Format):
             (end_record & ~last_on_line, "{token} ends the record, but more tokens follow it on the line"),
             (last_on_line & ~end_record, "the record does not end with -2, although the file uses SPMF's -1/-2 markers"),
         ]
-
-    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
-        return self.read_bytes(stream.read().encode("utf-8"), source, params)
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
