@@ -123,7 +123,7 @@ def read_dataset(
     component = choose_format(registry, path, fmt)
     params = resolve(component.params, options or {}, f"format {component.name!r}")
     data = read_bytes(path)
-    if not data.strip():
+    if not data or data.isspace():
         raise InputError("the file is empty", path=path)
     dataset = component.read_bytes(data, str(path), params)
     if dataset.n_occurrences == 0:
