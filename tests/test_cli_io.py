@@ -125,9 +125,9 @@ def test_stats_json_on_bms_webview_2(run_cli, shared_data: Path) -> None:
 
 @pytest.mark.slow
 def test_convert_reproduces_the_canonical_bytes(run_cli, shared_data: Path, tmp_path: Path) -> None:
-    """bms-webview-1 through SPMF (xz) and back to FIMI gives the decompressed
+    """bms-webview-1 through SPMF (gzip) and back to FIMI gives the decompressed
     content whose SHA-256 data/README.md lists."""
-    spmf = tmp_path / "b.spmf.xz"
+    spmf = tmp_path / "b.spmf.gz"
     assert run_cli("convert", shared_data / "bms-webview-1.dat.gz", spmf, "-q").code == 0
     fimi = tmp_path / "b.dat"
     assert run_cli("convert", spmf, fimi, "-q").code == 0

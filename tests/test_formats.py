@@ -54,19 +54,19 @@ def test_spmf_round_trip_both_styles(registry, dataset: Dataset, markers: bool) 
     assert round_trip(registry, dataset, "spmf", {"markers": markers}) == dataset
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(datasets(st.one_of(text_labels, odd_labels)), st.sampled_from([",", ";", "\t", " "]))
 def test_csv_round_trip_with_odd_labels(registry, dataset: Dataset, delimiter: str) -> None:
     assert round_trip(registry, dataset, "csv", {"delimiter": delimiter}) == dataset
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(datasets(st.one_of(text_labels, odd_labels), allow_empty_records=False))
 def test_csv_long_round_trip_with_odd_labels(registry, dataset: Dataset) -> None:
     assert round_trip(registry, dataset, "csv-long") == dataset
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(datasets(st.one_of(text_labels, odd_labels, integer_labels)))
 def test_jsonl_round_trip_with_odd_labels(registry, dataset: Dataset) -> None:
     assert round_trip(registry, dataset, "jsonl") == dataset
