@@ -155,14 +155,18 @@ def make_patterns(spec: SynthSpec, ctx: Context) -> Patterns:
     popularity = item_popularity(spec, ctx)
     sizes = np.clip(rng.poisson(spec.pattern_size, spec.n_patterns), 1, spec.items)
     fractions = np.minimum(rng.exponential(spec.correlation, spec.n_patterns) if spec.correlation > 0 else np.zeros(spec.n_patterns), 1.0)
+    log_popularity = np.log(popularity)
     chunks: list[np.ndarray] = []
     previous = np.zeros(0, dtype=np.int64)
     for size, fraction in zip(sizes.tolist(), fractions.tolist()):
         n_old = min(len(previous), int(fraction * size))
-        old = rng.choice(previous, n_old, replace=False) if n_old else previous[:0]
-        p = popularity.copy()
-        p[old] = 0.0
-        new = rng.choice(spec.items, size - n_old, replace=False, p=p / p.sum())
+        old = rng.permutation(previous)[:n_old]
+        # Weighted sampling without replacement by the Gumbel top-k trick: the
+        # largest log p + Gumbel keys are a popularity-weighted draw.
+        keys = log_popularity - np.log(-np.log(rng.random(spec.items)))
+        keys[old] = -np.inf
+        n_new = size - n_old
+        new = np.argpartition(-keys, n_new - 1)[:n_new] if n_new else previous[:0]
         previous = np.concatenate([old, new]).astype(np.int64)
         chunks.append(previous)
     indptr = np.zeros(spec.n_patterns + 1, dtype=np.int64)
