@@ -124,3 +124,15 @@ def test_bad_options_exit_2_with_one_line(tmp_path, run_cli) -> None:
     assert not (tmp_path / "x.dat").exists()
     missing_dir = run_cli("synth", "--records", "5", "-o", tmp_path / "nodir" / "x.dat")
     assert missing_dir.code == 2 and "does not exist" in missing_dir.err
+
+
+def test_blocks_written_in_every_format_read_back_as_one_dataset(tmp_path, registry) -> None:
+    from privtool.io import write_dataset_blocks
+
+    spec = SynthSpec(records=250, items=40, avg_size=3, max_size=10, n_patterns=20)
+    blocks = list(generate(spec, 2, block_records=100))
+    expected = [r for block in blocks for r in block.to_label_records()]
+    for fmt in registry.all("format"):
+        path = tmp_path / f"blocks.{fmt.extensions[0]}.gz"
+        write_dataset_blocks(registry, iter(blocks), path, fmt.name)
+        assert read_dataset(registry, path, fmt.name).to_label_records() == expected, fmt.name
