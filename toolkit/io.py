@@ -157,8 +157,8 @@ def write_dataset_blocks(
     options: dict[str, Any] | None = None,
 ) -> None:
     """Write consecutive blocks of records as one file, each block written as it
-    arrives (memory stays bounded by one block: ``privtool synth``); atomic,
-    compressed and with the errors of :func:`write_dataset`."""
+    arrives (memory stays bounded by one block); atomic, compressed and checked
+    like :func:`write_dataset`."""
     path = Path(path)
     if path.is_dir():
         raise InputError("expected an output file name, found a directory", path=path)

@@ -26,6 +26,10 @@ from .errors import PluginError
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
     "linkage": "privtool.attacks.linkage",
+    "utility-metrics": "privtool.plugins.utility_metrics",
+    "verify": "privtool.verify.plugin",
+    "safe-disassociation": "privtool.plugins.safe_disassociation",
+    "cover-linkage": "privtool.attacks.cover_linkage",
 }
 """Short plugin name -> module of a built-in plugin."""
 
