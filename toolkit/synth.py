@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -291,11 +292,11 @@ def generate_block(spec: SynthSpec, patterns: Patterns, n: int, rng: np.random.G
     targets = _target_sizes(spec, n, rng)
     rows, items = _first_occurrences(*_lay_out(patterns, spec, targets, rng), spec.items)
     for _ in range(TOP_UP_ROUNDS):
-        short = np.flatnonzero(np.bincount(rows, minlength=n) < targets)
+        counts = np.bincount(rows, minlength=n)
+        short = np.flatnonzero(counts < targets)
         if not len(short):
             break
-        deficit = targets[short] - np.bincount(rows, minlength=n)[short]
-        extra_rows, extra_items = _lay_out(patterns, spec, deficit, rng)
+        extra_rows, extra_items = _lay_out(patterns, spec, targets[short] - counts[short], rng)
         rows = np.concatenate([rows, short[extra_rows]])
         items = np.concatenate([items, extra_items])
         order = np.argsort(rows, kind="stable")
@@ -308,14 +309,10 @@ def generate_block(spec: SynthSpec, patterns: Patterns, n: int, rng: np.random.G
     return Dataset.from_csr(indptr, items[capped].astype(np.int32), item_labels(spec.items), normalise=True)
 
 
-_LABELS: dict[int, tuple[str, ...]] = {}
-
-
+@cache
 def item_labels(n_items: int) -> tuple[str, ...]:
     """``("0", "1", ...)``: already in canonical label order."""
-    if n_items not in _LABELS:
-        _LABELS[n_items] = tuple(str(i) for i in range(n_items))
-    return _LABELS[n_items]
+    return tuple(str(i) for i in range(n_items))
 
 
 def generate(spec: SynthSpec, seed: int = 0, block_records: int = BLOCK_RECORDS) -> Iterator[Dataset]:
