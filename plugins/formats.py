@@ -282,18 +282,25 @@ class CsvLong(Format):
         return Dataset.from_records(records.values())
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
-        empty = np.flatnonzero(dataset.sizes == 0)
-        if len(empty):
-            raise OutputError(
-                f"record {int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
-                "write csv or jsonl instead."
-            )
+        self.write_blocks([dataset], stream, params)
+
+    def write_blocks(self, blocks: Iterable[Dataset], stream: IO[str], params: dict[str, Any]) -> None:
+        """One header, then the rows of every block; record ids run on across blocks."""
         writer = CsvWriter(stream, delimiter_of(params))
         writer.writerow(list(self.header))
-        for position, record in enumerate(dataset.to_label_records()):
-            record_id = str(position)
-            for label in record:
-                writer.writerow([record_id, label])
+        first = 0
+        for block in blocks:
+            empty = np.flatnonzero(block.sizes == 0)
+            if len(empty):
+                raise OutputError(
+                    f"record {first + int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
+                    "write csv or jsonl instead."
+                )
+            for position, record in enumerate(block.to_label_records(), start=first):
+                record_id = str(position)
+                for label in record:
+                    writer.writerow([record_id, label])
+            first += block.n_records
 
 
 def json_kind(value: Any) -> str:
