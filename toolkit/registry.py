@@ -25,6 +25,7 @@ from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
+    "generalization": "privtool.plugins.generalization",
 }
 """Short plugin name -> module of a built-in plugin."""
 
