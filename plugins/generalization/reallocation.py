@@ -17,7 +17,7 @@ covers (the item itself when closer). Bottom-up, from the most specific form
    number at least k become a new FinalQ group, which later levels can match.
 
 A record leaves its group only while the group keeps at least k records (the
-largest savings first). Every move is exact (a record joins a
+largest savings first), or when every record of the group leaves. Every move is exact (a record joins a
 group only with that group's form), so the output stays strictly k-anonymous; a
 move is made only when it lowers the record's NCP, so the result is never
 above the top-down one.
@@ -168,15 +168,18 @@ class _Reallocator:
 
 
 def _within_spare(rows: np.ndarray, part: np.ndarray, size: np.ndarray, saving: np.ndarray, k: int) -> np.ndarray:
-    """The rows that may leave their groups, largest savings first, at most
-    ``size - k`` from each group; ascending."""
+    """The rows that may leave their groups, ascending: at most ``size - k``
+    from each group, largest savings first, or every row of a group when all
+    of them are leaving (the group then simply disappears)."""
     if len(rows) == 0:
         return rows
     order = rows[np.lexsort((rows, -saving[rows], part[rows]))]
     src = part[order]
     starts = run_starts(src)
-    pos = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
-    return np.sort(order[pos < size[src] - k])
+    counts = np.diff(np.r_[starts, len(order)])
+    pos = np.arange(len(order)) - np.repeat(starts, counts)
+    whole = np.repeat(counts, counts) == size[src]
+    return np.sort(order[(pos < size[src] - k) | whole])
 
 
 def reallocate(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, top: TopDownResult) -> tuple[TopDownResult, dict]:
