@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "convert",
     "synth",
     "anonymize",
+    "hierarchy",
     "sanitize",
     "rules",
     "hide",
