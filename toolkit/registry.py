@@ -25,6 +25,7 @@ from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
+    "disassociation": "privtool.plugins.disassociation",
 }
 """Short plugin name -> module of a built-in plugin."""
 
