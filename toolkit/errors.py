@@ -44,6 +44,10 @@ class InputError(UserError):
         self.line = line
 
 
+class OutputError(UserError):
+    """An output cannot be written as asked (e.g. a label its format cannot hold)."""
+
+
 class ParameterError(UserError):
     """A parameter is missing, of the wrong type or out of range."""
 
