@@ -250,8 +250,8 @@ def test_same_release_for_every_executor() -> None:
 
 
 def test_cli_writes_a_valid_release(run_cli, tmp_path) -> None:
-    data = tmp_path / "table7.dat"
-    data.write_text("".join(" ".join(t.replace(" ", "_") for t in r) + "\n" for r in TABLE7))
+    data = tmp_path / "table7.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in TABLE7))
     out, trail = tmp_path / "r.json", tmp_path / "t.json"
     result = run_cli("anonymize", data, "--method", "disassociation", "--k", "2", "--max-cluster-size", "3",
                      "--partitioner", "suppression", "--no-refine", "-o", out, "--trail", trail, "-q")
@@ -264,7 +264,7 @@ def test_cli_writes_a_valid_release(run_cli, tmp_path) -> None:
 
 def test_cli_rejects_cluster_size_below_k(run_cli, tmp_path) -> None:
     data = tmp_path / "d.dat"
-    data.write_text("a b\nb c\n")
+    data.write_text("1 2\n2 3\n")
     result = run_cli("anonymize", data, "--method", "disassociation", "--k", "5", "--max-cluster-size", "3",
                      "-o", tmp_path / "r.json")
     assert result.code == 2
