@@ -202,6 +202,71 @@ def check_release(release: Release, trail, records: list[list[str]], k: int, m: 
         assert shared_terms_of[c.id] <= terms | shared_terms_of[c.id]
 
 
+def reference_partition(records: list[set[int]], k: int, max_size: int, strategy: str) -> tuple[list[list[int]], list[int]]:
+    """The split loop of Algorithms 1-4 written plainly (no shortcuts, no
+    bookkeeping of owners or counts), as the oracle of the fast partitioner."""
+    saved: list[list[int]] = []
+    suppressed: list[int] = []
+    remaining: list[int] = []
+    round_size = len(records)
+    stack: list[tuple[list[int], frozenset[int]]] = [(list(range(len(records))), frozenset())]
+    while stack:
+        rows, ignore = stack.pop()
+        if len(rows) <= max_size:
+            if len(rows) >= k or strategy == "horpart":
+                saved.append(rows)
+            elif strategy == "suppression":
+                suppressed += rows
+            elif strategy == "remaining-list":
+                remaining += rows
+            elif stack:
+                stack[-1] = (stack[-1][0] + rows, stack[-1][1])
+            elif saved:
+                saved[-1] = saved[-1] + rows
+            else:
+                saved.append(rows)
+        else:
+            counts = Counter(t for r in rows for t in records[r] if t not in ignore)
+            if not counts:
+                saved.append(rows)
+            else:
+                best = max(counts.values())
+                term = min(t for t, c in counts.items() if c == best)
+                with_term = [r for r in rows if term in records[r]]
+                without = [r for r in rows if term not in records[r]]
+                if not without:
+                    stack.append((with_term, ignore | {term}))
+                elif strategy == "horpart" and min(len(with_term), len(without)) < k:
+                    saved.append(rows)
+                else:
+                    stack.append((without, ignore | {term}))
+                    stack.append((with_term, ignore | {term}))
+        if not stack and remaining:
+            rest, remaining = remaining, []
+            if k <= len(rest) < round_size:
+                round_size = len(rest)
+                stack.append((rest, frozenset()))
+            elif saved:
+                saved[-1] = saved[-1] + rest
+            else:
+                saved.append(rest)
+    return [sorted(c) for c in saved], sorted(suppressed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 11), max_size=6), min_size=1, max_size=120),
+    st.sampled_from(["horpart", "suppression", "adding", "remaining-list"]),
+    st.integers(2, 5),
+    st.integers(0, 10),
+)
+def test_partition_matches_reference(records: list[list[int]], strategy: str, k: int, extra: int) -> None:
+    ds = Dataset.from_records([[str(t) for t in r] for r in records])
+    sets = [set(ds.record(i).tolist()) for i in range(ds.n_records)]
+    result = partition(ds, k, k + extra, strategy)
+    assert ([c.tolist() for c in result.clusters], result.suppressed.tolist()) == reference_partition(sets, k, k + extra, strategy)
+
+
 record_lists = st.lists(st.lists(st.sampled_from("abcdefghij"), max_size=6), min_size=1, max_size=40)
 configs = st.tuples(
     st.sampled_from(["horpart", "suppression", "adding", "remaining-list"]),

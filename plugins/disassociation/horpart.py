@@ -34,8 +34,6 @@ Choices where the papers are silent or contradict themselves (all documented in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from privtool.components import Partitioning
@@ -44,10 +42,16 @@ from privtool.dataset import Dataset
 STRATEGIES = ("horpart", "suppression", "adding", "remaining-list")
 
 
-@dataclass
 class _Part:
-    rows: np.ndarray
-    ignore: tuple[int, ...]
+    """A group of records waiting on the stack. ``rows`` may still list records
+    that have since moved to a child part (``stale``); the part's own records
+    are those whose ``owner`` is its ``id``. ``counts`` holds the support of
+    every term in the part, zero for the terms in ``ignore``."""
+
+    __slots__ = ("id", "rows", "size", "counts", "ignore", "stale")
+
+    def __init__(self, pid: int, rows: np.ndarray, counts: np.ndarray, ignore: tuple[int, ...]) -> None:
+        self.id, self.rows, self.size, self.counts, self.ignore, self.stale = pid, rows, len(rows), counts, ignore, False
 
 
 def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -61,33 +65,56 @@ def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndar
     return items, local
 
 
-def most_frequent_term(items: np.ndarray, ignore: tuple[int, ...], n_items: int) -> int:
-    """The most frequent id in ``items`` outside ``ignore`` (smallest id on ties),
-    or -1 when there is none."""
-    if len(items) == 0:
-        return -1
-    if len(items) * 8 < n_items:
-        ids, counts = np.unique(items, return_counts=True)
+class _Splitter:
+    """The split loop's state: which part owns each record, and the parts."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self.owner = np.zeros(dataset.n_records, dtype=np.int64)
+        self.item_ptr, self.item_rows = dataset.item_index
+        self.next_id = 0
+
+    def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
+        items, _ = occurrences(self.dataset, rows)
+        counts = np.bincount(items, minlength=self.dataset.n_items).astype(np.int64)
         if ignore:
-            counts[np.isin(ids, np.asarray(ignore, dtype=ids.dtype))] = 0
-        best = int(np.argmax(counts))
-        return int(ids[best]) if counts[best] > 0 else -1
-    counts = np.bincount(items, minlength=n_items)
-    if ignore:
-        counts[list(ignore)] = 0
-    best = int(np.argmax(counts))
-    return best if counts[best] > 0 else -1
+            counts[list(ignore)] = 0
+        return counts
 
+    def part(self, rows: np.ndarray, ignore: tuple[int, ...], counts: np.ndarray | None = None) -> _Part:
+        """A new part owning ``rows``."""
+        self.next_id += 1
+        self.owner[rows] = self.next_id
+        return _Part(self.next_id, rows, self.counts(rows, ignore) if counts is None else counts, ignore)
 
-def _split(dataset: Dataset, part: _Part) -> tuple[int, np.ndarray, np.ndarray]:
-    """(term, records with it, records without it); term -1 when no term is left."""
-    items, local = occurrences(dataset, part.rows)
-    term = most_frequent_term(items, part.ignore, dataset.n_items)
-    if term < 0:
-        return term, part.rows, part.rows[:0]
-    has = np.zeros(len(part.rows), dtype=bool)
-    has[local[items == term]] = True
-    return term, part.rows[has], part.rows[~has]
+    def rows(self, part: _Part) -> np.ndarray:
+        """The records the part still owns."""
+        if part.stale:
+            part.rows = part.rows[self.owner[part.rows] == part.id]
+            part.stale = False
+        return part.rows
+
+    def carve(self, part: _Part, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Take the records holding ``term`` out of ``part``, which keeps the rest
+        and ignores ``term`` from now on; returns their rows and term counts
+        (zero on the part's ignore set and ``term``)."""
+        holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
+        if len(holders) <= len(part.rows):
+            taken = holders[self.owner[holders] == part.id]
+        else:
+            rows = self.rows(part)
+            items, local = occurrences(self.dataset, rows)
+            has = np.zeros(len(rows), dtype=bool)
+            has[local[items == term]] = True
+            taken = rows[has]
+        counts = self.counts(taken, part.ignore)
+        part.counts -= counts
+        counts[term] = 0
+        part.size -= len(taken)
+        part.stale = True
+        part.ignore = part.ignore + (term,)
+        self.owner[taken] = 0
+        return taken, counts
 
 
 def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) -> Partitioning:
@@ -95,50 +122,77 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
 
     Returns clusters (record positions, ascending within each cluster) in the
     order the split loop saves them, and the suppressed positions.
+
+    Two shortcuts give the loop's result without walking it: once the most
+    frequent term of a part has support below k, HORPART abandons every further
+    split and ADDING adds every carved part straight back (it is the next part on
+    the stack), so the part is final as it is; SUPPRESSION and REMAINING-LIST
+    dispose of such a carved part at once instead of pushing it.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}")
+    split = _Splitter(dataset)
     saved: list[np.ndarray] = []
     suppressed: list[np.ndarray] = []
     remaining: list[np.ndarray] = []
     rounds = 0
     round_size = dataset.n_records  # records the current remaining-list round started from
-    stack = [_Part(np.arange(dataset.n_records, dtype=np.int64), ())]
+    root = np.arange(dataset.n_records, dtype=np.int64)
+    stack = [split.part(root, (), dataset.supports.astype(np.int64))]
+
+    def dispose_small(rows: np.ndarray) -> None:
+        if strategy == "suppression":
+            suppressed.append(rows)
+        elif strategy == "remaining-list":
+            remaining.append(rows)
+        elif stack:  # adding: into the next part on the stack
+            target = stack[-1]
+            target.counts += split.counts(rows, target.ignore)
+            target.rows = np.concatenate([split.rows(target), rows])
+            target.size += len(rows)
+            split.owner[rows] = target.id
+        elif saved:  # adding, nothing waits: into the last saved cluster
+            saved[-1] = np.concatenate([saved[-1], rows])
+        else:
+            saved.append(rows)
+
     while stack:
         part = stack.pop()
-        if len(part.rows) <= max_cluster_size:
-            if len(part.rows) >= k or strategy == "horpart":
-                saved.append(part.rows)
-            elif strategy == "suppression":
-                suppressed.append(part.rows)
-            elif strategy == "adding":
-                if stack:
-                    stack[-1] = _Part(np.concatenate([stack[-1].rows, part.rows]), stack[-1].ignore)
-                elif saved:
-                    saved[-1] = np.concatenate([saved[-1], part.rows])
-                else:
-                    saved.append(part.rows)
+        final = True
+        while part.size > max_cluster_size and len(part.counts):
+            term = int(np.argmax(part.counts))
+            support = int(part.counts[term])
+            if support == 0:
+                break
+            if support == part.size:  # every record holds it: not a split
+                part.counts[term] = 0
+                part.ignore = part.ignore + (term,)
+                continue
+            if strategy in ("horpart", "adding") and support < k:
+                break
+            if strategy == "horpart" and part.size - support < k:
+                break
+            taken, counts = split.carve(part, term)
+            if support < k:
+                dispose_small(taken)
+                continue
+            stack.append(part)
+            stack.append(split.part(taken, part.ignore, counts))
+            final = False
+            break
+        if final:
+            rows = split.rows(part)
+            if len(rows) >= k or strategy == "horpart":
+                saved.append(rows)
             else:
-                remaining.append(part.rows)
-        else:
-            term, with_term, without = _split(dataset, part)
-            ignore = part.ignore + (term,)
-            if term < 0:
-                saved.append(part.rows)
-            elif len(without) == 0:
-                stack.append(_Part(with_term, ignore))
-            elif strategy == "horpart" and (len(with_term) < k or len(without) < k):
-                saved.append(part.rows)
-            else:
-                stack.append(_Part(without, ignore))
-                stack.append(_Part(with_term, ignore))
+                dispose_small(rows)
         if not stack and remaining:
             rest = np.concatenate(remaining)
             remaining = []
             if len(rest) >= k and len(rest) < round_size:
                 rounds += 1
                 round_size = len(rest)
-                stack.append(_Part(rest, ()))
+                stack.append(split.part(rest, ()))
             elif saved:
                 saved[-1] = np.concatenate([saved[-1], rest])
             else:
