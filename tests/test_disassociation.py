@@ -22,7 +22,7 @@ from privtool.executors import ProcessExecutor, SerialExecutor
 from privtool.pipeline import run_method
 from privtool.plugins.disassociation.horpart import partition
 from privtool.plugins.disassociation.tlost import tlost
-from privtool.plugins.disassociation.verpart import verpart
+from privtool.plugins.disassociation.verpart import cluster_terms, verpart
 from privtool.registry import Registry, load_registry
 from privtool.release import Release, release_from_json
 
@@ -335,3 +335,24 @@ def test_cli_rejects_cluster_size_below_k(run_cli, tmp_path) -> None:
     assert result.code == 2
     assert "--max-cluster-size must be at least --k (5), not 3." in result.err
     assert not (tmp_path / "r.json").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.lists(st.integers(0, 9), max_size=4), min_size=1, max_size=150), min_size=1, max_size=4),
+    st.integers(2, 6),
+)
+def test_cluster_terms_match_naive_bitsets(clusters: list[list[list[int]]], k: int) -> None:
+    """Vectorised supports and bitsets (several 64-record words) against a direct count."""
+    records = [sorted(set(r)) for c in clusters for r in c]
+    unit = (
+        np.array([len(c) for c in clusters]),
+        np.array([len(r) for r in records]),
+        np.array([t for r in records for t in r], dtype=np.int32),
+    )
+    for c, terms in zip(clusters, cluster_terms(*unit, k)):
+        rows = [set(r) for r in c]
+        naive = {t: sum(1 << i for i, r in enumerate(rows) if t in r) for t in set().union(*rows)}
+        assert {t for t in naive if naive[t].bit_count() < k} == set(terms.rare.tolist())
+        assert dict(zip(terms.ids.tolist(), terms.bits)) == {t: b for t, b in naive.items() if b.bit_count() >= k}
+        assert terms.supports.tolist() == [naive[t].bit_count() for t in terms.ids.tolist()]

@@ -32,7 +32,7 @@ from .model import ChunkedCluster, Disassociation, JointPlan
 from .publish import build_outcome
 from .refine import refine
 from .tlost import release_k, tlost
-from .verpart import verpart, verpart_unit
+from .verpart import verpart, verpart_batch
 
 MAX_CLUSTER_SIZE = Param(
     "max_cluster_size", int, 30, "HORPART splits a group of records until it has at most this many.", min=2
@@ -102,19 +102,51 @@ class Disassociate(Anonymizer):
         k, m = params["k"], params["m"]
         partitioning = StrategyPartitioner(params["partitioner"]).partition(dataset, params, ctx)
         clusters = partitioning.clusters
-        order = np.concatenate(clusters) if clusters else np.zeros(0, dtype=np.int64)
-        items, _ = occurrences(dataset, order)
-        sizes = dataset.sizes[order]
-        record_cuts = np.cumsum([len(rows) for rows in clusters])[:-1]
-        size_parts = np.split(sizes, record_cuts)
-        item_parts = np.split(items, np.cumsum([int(part.sum()) for part in size_parts])[:-1])
-        chunks = ctx.map(partial(verpart_unit, k=k, m=m), list(zip(size_parts, item_parts)), "vertical partitioning")
+        units = cluster_batches(dataset, clusters)
+        batches = ctx.map(partial(verpart_batch, k=k, m=m), units, "vertical partitioning")
+        chunks = [chunked for batch in batches for chunked in batch]
         dis = Disassociation(dataset, clusters, partitioning.suppressed, chunks)
         if params["refine"]:
             dis.joints = Refine().refine(dis, {"k": k, "m": m}, ctx)
         outcome = build_outcome(dataset, dis, {})
         outcome.trail.notes.update(partitioning.notes)
         return outcome
+
+
+UNIT_OCCURRENCES = 250_000
+"""Item occurrences per unit of VERPART work: a unit is a run of consecutive
+clusters, so that small inputs make fewer than two units per worker and run in
+the calling process (starting a pool costs more than VERPART on them), while
+large ones spread over the workers."""
+
+
+def cluster_batches(dataset: Dataset, clusters: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The clusters as VERPART units ``(cluster_sizes, record_sizes, items)``
+    (see :func:`.verpart.cluster_terms`) of about :data:`UNIT_OCCURRENCES` each."""
+    if not clusters:
+        return []
+    cluster_sizes = np.array([len(rows) for rows in clusters], dtype=np.int64)
+    order = np.concatenate(clusters)
+    record_sizes = dataset.sizes[order]
+    items, _ = occurrences(dataset, order)
+    cluster_occ = np.add.reduceat(record_sizes, np.r_[0, np.cumsum(cluster_sizes)[:-1]])
+    ends = np.cumsum(cluster_occ)
+    cuts = np.unique(np.searchsorted(ends, np.arange(UNIT_OCCURRENCES, ends[-1], UNIT_OCCURRENCES), side="right"))
+    cluster_cuts = [0, *cuts.tolist(), len(clusters)]
+    record_cuts = np.r_[0, np.cumsum(cluster_sizes)]
+    occ_cuts = np.r_[0, ends]
+    units = []
+    for a, b in zip(cluster_cuts[:-1], cluster_cuts[1:]):
+        if a == b:
+            continue
+        units.append(
+            (
+                cluster_sizes[a:b],
+                record_sizes[record_cuts[a] : record_cuts[b]],
+                items[occ_cuts[a] : occ_cuts[b]],
+            )
+        )
+    return units
 
 
 class TLost(Metric):

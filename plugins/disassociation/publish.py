@@ -35,45 +35,68 @@ def simple_members(dis: Disassociation, plan_index: int) -> list[int]:
     return out
 
 
-def _project(dataset: Dataset, rows: np.ndarray, domains: list[tuple[int, ...]], labels: np.ndarray) -> list[list[list[str]]]:
-    """For each domain, the non-empty projections of the records ``rows`` on it."""
+def project(dataset: Dataset, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]) -> list[list[list[list[str]]]]:
+    """For each group of records and each of its term domains, the non-empty
+    projections of the group's records on the domain (lists of labels).
+    Vectorised: one lookup of every occurrence's (group, term) chunk and one
+    sort; Python work only per sub-record."""
+    rows = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)
+    group_of_row = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
+    table_group, table_term, table_code = [], [], []
+    n_codes = 0
+    for g, group_domains in enumerate(domains):
+        for domain in group_domains:
+            table_group.extend([g] * len(domain))
+            table_term.extend(domain)
+            table_code.extend([n_codes] * len(domain))
+            n_codes += 1
+    span = max(dataset.n_items, 1)
+    table_keys = np.asarray(table_group, dtype=np.int64) * span + np.asarray(table_term, dtype=np.int64)
+    by_key = np.argsort(table_keys)
+    table_keys, codes_sorted = table_keys[by_key], np.asarray(table_code, dtype=np.int64)[by_key]
     items, local = occurrences(dataset, rows)
-    slot = np.full(dataset.n_items, -1, dtype=np.int32)
-    for j, domain in enumerate(domains):
-        slot[list(domain)] = j
-    codes = slot[items]
-    chunks = []
-    for j in range(len(domains)):
-        keep = codes == j
-        chunk_items, chunk_rows = items[keep], local[keep]
-        names = labels[chunk_items].tolist()
-        cuts = (np.flatnonzero(np.diff(chunk_rows)) + 1).tolist()
-        bounds = [0, *cuts, len(names)]
-        chunks.append([names[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
-    return chunks
+    keys = group_of_row[local] * span + items
+    pos = np.minimum(np.searchsorted(table_keys, keys), max(len(table_keys) - 1, 0))
+    hit = np.flatnonzero(table_keys[pos] == keys) if len(table_keys) else np.zeros(0, dtype=np.int64)
+    codes, sub_rows, sub_items = codes_sorted[pos[hit]], local[hit], items[hit]
+    order = np.lexsort((sub_rows, codes))
+    codes, sub_rows = codes[order], sub_rows[order]
+    names = np.array(dataset.labels, dtype=object)[sub_items[order]].tolist()
+    change = np.r_[True, (codes[1:] != codes[:-1]) | (sub_rows[1:] != sub_rows[:-1])] if len(codes) else codes
+    starts = np.flatnonzero(change).tolist()
+    chunks: list[list[list[str]]] = [[] for _ in range(n_codes)]
+    for start, end, code in zip(starts, [*starts[1:], len(names)], codes[starts].tolist()):
+        chunks[code].append(names[start:end])
+    out = []
+    code = 0
+    for group_domains in domains:
+        out.append(chunks[code : code + len(group_domains)])
+        code += len(group_domains)
+    return out
 
 
 def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, Any]) -> Outcome:
     """The ``disassociated`` release and the trail of ``dis`` over ``dataset``."""
-    labels = np.array(dataset.labels, dtype=object)
     term_chunks = [set(c.term_chunk) for c in dis.chunks]
+    joint_members = [simple_members(dis, n) for n in range(len(dis.joints))]
+    shared = project(
+        dataset,
+        [np.sort(np.concatenate([dis.clusters[i] for i in members])) for members in joint_members],
+        [list(plan.shared_chunks) for plan in dis.joints],
+    )
     joint_clusters = []
-    shared_occurrences = 0
-    for n, plan in enumerate(dis.joints):
-        members = simple_members(dis, n)
+    for n, (plan, members) in enumerate(zip(dis.joints, joint_members)):
         shared_terms = {t for domain in plan.shared_chunks for t in domain}
         for i in members:
             term_chunks[i] -= shared_terms
-        rows = np.sort(np.concatenate([dis.clusters[i] for i in members]))
-        shared = _project(dataset, rows, plan.shared_chunks, labels)
-        shared_occurrences += sum(len(s) for chunk in shared for s in chunk)
-        joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in sorted(members)], shared))
-    clusters = []
-    chunk_occurrences = 0
-    for i, (rows, chunked) in enumerate(zip(dis.clusters, dis.chunks)):
-        record_chunks = _project(dataset, rows, list(chunked.record_chunks), labels)
-        chunk_occurrences += sum(len(s) for chunk in record_chunks for s in chunk)
-        clusters.append(Cluster(f"c{i}", int(len(rows)), record_chunks, [dataset.labels[t] for t in term_chunks[i]]))
+        joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in sorted(members)], shared[n]))
+    record_chunks = project(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
+    clusters = [
+        Cluster(f"c{i}", int(len(rows)), chunks, [dataset.labels[t] for t in term_chunks[i]])
+        for i, (rows, chunks) in enumerate(zip(dis.clusters, record_chunks))
+    ]
+    shared_occurrences = sum(len(s) for j in joint_clusters for chunk in j.shared_chunks for s in chunk)
+    chunk_occurrences = sum(len(s) for c in clusters for chunk in c.record_chunks for s in chunk)
     published = int(dataset.n_occurrences - dataset.sizes[dis.suppressed].sum())
     stats = {
         "records_in": dataset.n_records,

@@ -34,7 +34,7 @@ from privtool.dataset import Dataset
 
 from .horpart import occurrences
 from .model import ChunkedCluster, JointPlan
-from .verpart import greedy_chunks, term_bitsets
+from .verpart import cluster_terms, greedy_chunks
 
 
 @dataclass
@@ -110,9 +110,9 @@ def refine(
             rows = np.concatenate([g.rows for g in window])
             items, local = occurrences(dataset, rows)
             keep = np.isin(items, np.asarray(lifted, dtype=items.dtype))
-            ids, bits, supports = term_bitsets(items[keep], local[keep], len(rows))
-            shared = greedy_chunks(ids, bits, supports, k, m)
-            plans.append(JointPlan([g.ref for g in window], shared))
+            sizes = np.bincount(local[keep], minlength=len(rows))
+            terms = cluster_terms(np.array([len(rows)]), sizes, items[keep], k)[0]
+            plans.append(JointPlan([g.ref for g in window], list(greedy_chunks(terms, k, m))))
             for t in lifted:
                 del residual[t]
             group = _Group(("j", len(plans) - 1), rows, residual, blocked | set(lifted))
