@@ -142,4 +142,4 @@ def test_metrics_table_and_bad_input(run_cli, figure1, tmp_path: Path) -> None:
     generalized.write_text(json.dumps({"format": "privtool-release/1", "kind": "generalized", "params": {}, "provenance": {},
                                        "records": [["A"]], "hierarchy": {"root": "A", "edges": []}}))
     wrong_kind = run_cli("metrics", generalized, "--metric", "tkd")
-    assert wrong_kind.code == 2 and "not generalized ones" in wrong_kind.err
+    assert wrong_kind.code == 2 and "not to this generalized release" in wrong_kind.err

@@ -1,9 +1,11 @@
-"""Choosing and running metrics on a release (``privtool metrics``, reports).
+"""Running metrics on a release (``privtool metrics``).
 
-:func:`select_metrics` picks the registered metrics that apply to a release kind
-(or checks the named ones); :func:`run_metrics` gives each the options it
-declares, and reports a metric whose evidence is missing as *skipped* with the
-reason, or, when the user named it, raises the :class:`MissingEvidence` sentence.
+The metrics are chosen by :func:`privtool.assess.select` (the named ones, each of
+which must apply to the release kind, or every one that applies) and each gets
+the options it declares (:func:`privtool.assess.options_for`). A metric that
+compares with the original (``needs_original``) is reported as *skipped* with
+the reason when no original is given, or, when the user named it, fails with
+that reason (exit 2).
 """
 
 from __future__ import annotations
@@ -13,14 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .assess import options_for
 from .components import Evidence, Metric
 from .context import Context
-from .errors import MissingEvidence, ParameterError
-from .params import Param, resolve
-from .registry import Registry
+from .errors import ParameterError
+from .params import Param
 from .release import Release
-
-EVIDENCE_OPTIONS = {"original": "--original DATA", "trail": "--trail TRAIL"}
 
 
 @dataclass
@@ -38,19 +38,6 @@ class MetricResult:
         return asdict(self)
 
 
-def select_metrics(registry: Registry, kind: str, names: Sequence[str] = ()) -> list[Metric]:
-    """The named metrics (each must apply to ``kind``), or every metric that does."""
-    if not names:
-        return [m for m in registry.all("metric") if kind in m.applies_to]
-    chosen = []
-    for name in dict.fromkeys(names):
-        metric = registry.get("metric", name)
-        if kind not in metric.applies_to:
-            raise ParameterError(f"metric {name!r} applies to {', '.join(metric.applies_to) or 'no'} releases, not {kind} ones.")
-        chosen.append(metric)
-    return chosen
-
-
 def option_spec(metrics: Sequence[Metric]) -> list[Param]:
     """Every option any of ``metrics`` declares (a name shared by two metrics
     once; each metric checks the value against its own declaration)."""
@@ -61,14 +48,6 @@ def option_spec(metrics: Sequence[Metric]) -> list[Param]:
     return list(spec.values())
 
 
-def _missing(metric: Metric, evidence: Evidence) -> str | None:
-    for need in metric.needs:
-        if getattr(evidence, need, None) is None:
-            option = EVIDENCE_OPTIONS.get(need, need)
-            return f"metric {metric.name!r} needs the {'original data' if need == 'original' else need} ({option})."
-    return None
-
-
 def run_metrics(
     metrics: Sequence[Metric],
     release: Release,
@@ -77,23 +56,19 @@ def run_metrics(
     ctx: Context,
     named: bool = False,
 ) -> list[MetricResult]:
-    """Compute ``metrics``; each gets the ``options`` it declares. With ``named``
-    (the user asked for these metrics) missing evidence is an error, otherwise
-    the metric is skipped with the reason."""
+    """Compute ``metrics``, each with the ``options`` it declares. Without an
+    original, a metric that needs one is skipped, or, with ``named`` (the user
+    asked for it), is an error."""
     results = []
     for metric in metrics:
-        declared = {p.name for p in metric.params}
-        params = resolve(metric.params, {k: v for k, v in options.items() if k in declared}, f"metric {metric.name!r}")
-        started = time.perf_counter()
-        try:
-            reason = _missing(metric, evidence)
-            if reason is not None:
-                raise MissingEvidence(reason)
-            values = metric.compute(release, evidence, params, ctx)
-        except MissingEvidence as exc:
+        params = options_for(metric, options)
+        if metric.needs_original and evidence.original is None:
+            reason = f"metric {metric.name!r} needs the original data (--original DATA)."
             if named:
-                raise
-            results.append(MetricResult(metric.name, "skipped", reason=exc.message))
+                raise ParameterError(reason)
+            results.append(MetricResult(metric.name, "skipped", reason=reason))
             continue
+        started = time.perf_counter()
+        values = metric.compute(release, evidence, params, ctx)
         results.append(MetricResult(metric.name, "ok", values, seconds=round(time.perf_counter() - started, 3)))
     return results

@@ -25,6 +25,7 @@ from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
+    "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",
 }
 """Short plugin name -> module of a built-in plugin."""

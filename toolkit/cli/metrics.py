@@ -18,7 +18,8 @@ from rich.table import Table
 from ..components import Evidence
 from ..errors import ParameterError
 from ..io import read_dataset
-from ..metric_runner import MetricResult, option_spec, run_metrics, select_metrics
+from ..assess import select
+from ..metric_runner import MetricResult, option_spec, run_metrics
 from ..progress import RichProgress
 from ..release import read_release
 from ..trail import read_trail
@@ -61,14 +62,14 @@ def command(
     registry = app(ctx).registry
     if list_metrics:
         for metric in registry.all("metric"):
-            needs = f"; needs {', '.join(metric.needs)}" if metric.needs else ""
+            needs = "; needs --original" if metric.needs_original else ""
             click.echo(f"metric {metric.name} ({', '.join(metric.applies_to)}{needs}): {metric.summary}")
             click.echo(describe_params(metric.params))
         return 0
     if release is None:
         raise ParameterError("metrics needs a RELEASE file.")
     published = read_release(release)
-    metrics = select_metrics(registry, published.kind, names)
+    metrics = select(registry, "metric", published, names)
     options: dict[str, Any] = parse_component_options(ctx.args, option_spec(metrics), "privtool metrics")
     if samples is not None:
         options["samples"] = samples
