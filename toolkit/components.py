@@ -12,7 +12,7 @@ below fix the method each kind must implement; plugins subclass them.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar
 
@@ -187,6 +187,14 @@ class Format(Component):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    def write_blocks(self, blocks: Iterable[Dataset], stream: IO[str], params: dict[str, Any]) -> None:
+        """Write consecutive blocks of records as one file (streaming writers,
+        e.g. ``privtool synth``). The default writes each block in turn, which is
+        right for line-per-record formats; a format with a header or a footer
+        overrides it to write those once."""
+        for block in blocks:
+            self.write(block, stream, params)
 
 
 KINDS: dict[str, type[Component]] = {

@@ -18,7 +18,7 @@ from .. import __version__
 from ..errors import EXIT_USAGE, UserError
 from .common import AppState
 
-COMMAND_MODULES = ("plugins", "stats", "convert", "anonymize", "attack", "audit", "compare", "metrics")
+COMMAND_MODULES = ("plugins", "stats", "convert", "synth", "anonymize", "attack", "audit", "compare", "tour", "metrics")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
