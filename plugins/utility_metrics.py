@@ -22,7 +22,7 @@ from privtool.attacks.reconstruction import ReconstructionModel
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset, label_sort_key
-from privtool.errors import ParameterError
+from privtool.errors import MissingEvidence
 from privtool.hookspecs import hookimpl
 from privtool.itemset_mining import Itemset, itemset_support, pair_supports, top_itemsets
 from privtool.params import Param
@@ -74,7 +74,7 @@ def _summary(name: str, values: list[float], **extra: Any) -> dict[str, Any]:
 
 def _original(evidence: Evidence, metric: str) -> Dataset:
     if evidence.original is None:
-        raise ParameterError(f"metric {metric!r} needs the original data (--original DATA).")
+        raise MissingEvidence(f"metric {metric!r} needs the original data (--original DATA).")
     return evidence.original
 
 
@@ -93,7 +93,7 @@ class TopKDeviation(Metric):
     name = "tkd"
     summary = "Top-K deviation: share of the original's K most frequent itemsets not among a reconstruction's top K."
     applies_to = ("disassociated", "sanitized")
-    needs_original = True
+    needs = ("original",)
     params = (
         SAMPLES,
         Param("top_k", int, 100, "K: how many of the most frequent itemsets are compared.", min=1),
@@ -105,8 +105,8 @@ class TopKDeviation(Metric):
         original = _original(evidence, self.name)
         top_k, low, high = params["top_k"], params["itemset_min_size"], params["itemset_max_size"]
         reference = [itemset for itemset, _ in top_itemsets(original, top_k, low, high)]
-        if not reference:  # nothing to preserve: no deviation (documented)
-            return {"tkd": 0.0, "tkd_std": 0.0, "tkd_samples": 0, "tkd_itemsets": 0}
+        if not reference:
+            raise MissingEvidence(f"metric 'tkd': the original has no itemset of {low}..{high} items.")
         values = over_reconstructions(release, top_k_deviation, (reference, top_k, low, high), params["samples"], ctx, "tkd")
         return _summary("tkd", values, tkd_itemsets=len(reference))
 
@@ -135,7 +135,7 @@ class RelativeError(Metric):
     name = "re"
     summary = "Relative error of the supports of pairs of the most frequent items, original vs reconstruction."
     applies_to = ("disassociated", "sanitized")
-    needs_original = True
+    needs = ("original",)
     params = (
         SAMPLES,
         Param("re_terms", int, 30, "The workload: pairs among this many most frequent items of the original.", min=2),
@@ -151,8 +151,8 @@ class RelativeError(Metric):
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         original = _original(evidence, self.name)
         labels, first, second, truth = pair_workload(original, params["re_terms"])
-        if not len(truth):  # an empty workload has no error (documented)
-            return {"re": 0.0, "re_std": 0.0, "re_samples": 0, "re_pairs": 0}
+        if not len(truth):
+            raise MissingEvidence("metric 're': no pair of the original's most frequent items occurs together.")
         args = (labels, first, second, truth, params["re_denominator"])
         values = over_reconstructions(release, relative_error, args, params["samples"], ctx, "re")
         return _summary("re", values, re_pairs=len(truth))

@@ -102,8 +102,9 @@ def figure1(tmp_path: Path) -> tuple[Path, Path]:
     chunk1 = [["a"], *[["a", "b", "c", "d"]] * 4, ["a", "b"]]
     release = Release(kind="disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 6, [chunk1, [["e"], ["e"]]], [])])
     write_release(release, tmp_path / "fig1.json")
-    (tmp_path / "fig1.dat").write_text("a e\na b c d e\na b c d\na b c d\na b c d\na b\n")
-    return tmp_path / "fig1.json", tmp_path / "fig1.dat"
+    rows = ["a e", "a b c d e", "a b c d", "a b c d", "a b c d", "a b"]
+    (tmp_path / "fig1.jsonl").write_text("".join(json.dumps(r.split()) + "\n" for r in rows))
+    return tmp_path / "fig1.json", tmp_path / "fig1.jsonl"
 
 
 def test_metrics_without_original_are_skipped_with_the_reason(run_cli, figure1) -> None:

@@ -18,8 +18,8 @@ from rich.table import Table
 from ..components import Evidence
 from ..errors import ParameterError
 from ..io import read_dataset
-from ..assess import select
-from ..metric_runner import MetricResult, option_spec, run_metrics
+from ..assess import MetricResult, run_metrics, select
+from ..params import merge_specs
 from ..progress import RichProgress
 from ..release import read_release
 from ..trail import read_trail
@@ -62,7 +62,7 @@ def command(
     registry = app(ctx).registry
     if list_metrics:
         for metric in registry.all("metric"):
-            needs = "; needs --original" if metric.needs_original else ""
+            needs = f"; needs {', '.join(metric.needs)}" if metric.needs else ""
             click.echo(f"metric {metric.name} ({', '.join(metric.applies_to)}{needs}): {metric.summary}")
             click.echo(describe_params(metric.params))
         return 0
@@ -70,7 +70,7 @@ def command(
         raise ParameterError("metrics needs a RELEASE file.")
     published = read_release(release)
     metrics = select(registry, "metric", published, names)
-    options: dict[str, Any] = parse_component_options(ctx.args, option_spec(metrics), "privtool metrics")
+    options: dict[str, Any] = parse_component_options(ctx.args, merge_specs(m.params for m in metrics), "privtool metrics")
     if samples is not None:
         options["samples"] = samples
     evidence = Evidence(
