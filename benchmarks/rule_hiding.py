@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/rule_hiding.py --out benchmarks/results/rule_hiding.json
     .venv/bin/python benchmarks/rule_hiding.py --speed
+    .venv/bin/python benchmarks/rule_hiding.py --report benchmarks/results/rule_hiding.json \
+        --plot docs/results/rule-hiding-10-rules
 
 For each dataset of ../shared/data at the thresholds below, 5, 10 and 20
 sensitive rules are drawn from the mined rules with numpy's generator seeded by
@@ -106,6 +108,64 @@ def speed(args: argparse.Namespace) -> None:
                       "removed": outcome.release.stats["removed_item_occurrences"]}))
 
 
+COLUMNS = (("sanitizer", "sanitizer"), ("seconds", "s"), ("removed_item_occurrences", "removed"),
+           ("modified_transactions", "modified"), ("hiding_failure", "HF"), ("lost_rules", "lost"),
+           ("misses_cost", "MC"), ("ghost_rules", "ghost"), ("artifactual_patterns", "AP"),
+           ("dissimilarity", "diss"), ("side_effect_factor", "SEF"))
+
+
+def report(args: argparse.Namespace) -> None:
+    """Markdown tables (one per dataset and rule count) from a results file."""
+    rows = json.loads(Path(args.report).read_text())
+    groups: dict[tuple, list] = {}
+    for row in rows:
+        groups.setdefault((row["data"], row["rules"]), []).append(row)
+    for (data, count), members in groups.items():
+        first = next((r for r in members if "error" not in r), members[0])
+        print(f"\n**{data}**, {first.get('records', '?')} records, MST {first.get('min_support')}, "
+              f"MCT {first.get('min_confidence')}, {first.get('mined_rules')} rules, {count} sensitive\n")
+        print("| " + " | ".join(title for _, title in COLUMNS) + " | exact status |")
+        print("|" + "---|" * (len(COLUMNS) + 1))
+        for row in members:
+            if "error" in row:
+                print(f"| {row['sanitizer']} | " + " | ".join("-" for _ in COLUMNS[1:]) + f" | {row['error'][:60]} |")
+                continue
+            cells = []
+            for key, _ in COLUMNS:
+                value = row[key]
+                cells.append(f"{value:.4f}" if isinstance(value, float) and key != "seconds" else str(value))
+            status = ""
+            if row["sanitizer"] == "exact":
+                status = "optimal" if row["optimal"] else f"not proved (bound {row['bound']})"
+            print("| " + " | ".join(cells) + f" | {status} |")
+
+
+def plot(args: argparse.Namespace) -> None:
+    """Lost rules and removed occurrences per sanitizer, 10 sensitive rules (PNG + SVG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in json.loads(Path(args.report).read_text()) if r["rules"] == 10 and "error" not in r]
+    datasets = [d for d in SETTINGS if any(r["data"] == d for r in rows)]
+    names = (*HEURISTICS, "exact")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    width = 0.2
+    for k, name in enumerate(names):
+        for ax, key in zip(axes, ("lost_rules", "removed_item_occurrences")):
+            values = [next((r[key] for r in rows if r["data"] == d and r["sanitizer"] == name), 0) for d in datasets]
+            ax.bar([x + (k - 1.5) * width for x in range(len(datasets))], values, width, label=name)
+    for ax, title in zip(axes, ("lost non-sensitive rules", "removed item occurrences")):
+        ax.set_xticks(range(len(datasets)), datasets)
+        ax.set_title(f"{title} (10 sensitive rules)")
+        ax.set_yscale("log")
+    axes[0].legend()
+    fig.tight_layout()
+    for suffix in ("png", "svg"):
+        fig.savefig(Path(args.plot).with_suffix(f".{suffix}"), dpi=110)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
@@ -115,8 +175,17 @@ def main() -> None:
     parser.add_argument("--head", type=int, default=None, help="use only the first N records of each dataset")
     parser.add_argument("--out", default=None)
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--report", default=None, metavar="RESULTS.json", help="print Markdown tables of a results file")
+    parser.add_argument("--plot", default=None, metavar="FIGURE", help="with --report: also draw FIGURE.png and FIGURE.svg")
     args = parser.parse_args()
-    speed(args) if args.speed else experiments(args)
+    if args.report:
+        report(args)
+        if args.plot:
+            plot(args)
+    elif args.speed:
+        speed(args)
+    else:
+        experiments(args)
 
 
 if __name__ == "__main__":
