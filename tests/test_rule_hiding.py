@@ -194,7 +194,7 @@ def test_every_sanitizer_hides_never_adds_and_exact_is_minimal(registry, instanc
     fraction = Thresholds.of(min_support, conf, len(records)).min_confidence
     removals = {}
     for name in SANITIZERS:
-        extra = {"time_limit": 10} if name == "exact" else {}
+        extra = {"time_limit": 10, "hint": "none"} if name == "exact" else {}
         outcome = run_sanitizer(registry, name, dataset, sensitive, min_support, conf, **extra)
         # Rebuild the sanitized records from the trail and check them against the release.
         after = [set(r) for r in records]
@@ -293,3 +293,27 @@ def test_cli_hide_bad_rule_line_exits_2(tmp_path, run_cli) -> None:
     (tmp_path / "ids.txt").write_text("r0000000000\n")
     result = run_cli("hide", data, "--rules", tmp_path / "ids.txt", "--min-support", "3", "--min-confidence", "0.6", "-o", tmp_path / "o.txt")
     assert result.code == 2 and "ids.txt, line 1: rule id r0000000000" in result.err
+
+
+def test_side_effects_without_trail_bound_modified_records(registry) -> None:
+    outcome = run_sanitizer(registry, "fhsar", table1(), [Rule.of("a", "b"), Rule.of("d", "e")], 3, 0.6)
+    metric = registry.get("metric", "rule-side-effects")
+    with_trail = metric.compute(outcome.release, Evidence(original=table1(), trail=outcome.trail), {}, Context())
+    without = metric.compute(outcome.release, Evidence(original=table1()), {}, Context())
+    assert with_trail["modified_transactions"] == len({p for p, _ in outcome.trail.removed_items})
+    assert without["modified_transactions"] <= with_trail["modified_transactions"]
+    assert without["modified_transactions_source"].startswith("lower bound")
+    assert with_trail["added_item_occurrences"] == 0 and with_trail["hiding_failure"] == 0.0
+    with pytest.raises(ParameterError, match="needs the original data"):
+        metric.compute(outcome.release, Evidence(), {}, Context())
+
+
+def test_trail_removals_rebuild_the_owner_file_and_reject_a_foreign_trail() -> None:
+    from privtool.removals import apply_trail_removals
+
+    rebuilt = apply_trail_removals(table1(), [[0, "b"], [2, "b"]])
+    assert rebuilt.to_label_records()[0] == ["a", "c", "g"] and rebuilt.n_occurrences == 33
+    with pytest.raises(InputError, match="does not fit"):
+        apply_trail_removals(table1(), [[1, "a"]])  # record 1 holds no a
+    with pytest.raises(InputError, match=r"removed_items\[0\]"):
+        apply_trail_removals(table1(), [[99, "a"]])

@@ -10,7 +10,10 @@ strong (it can only raise ``s(X)`` or leave the counts alone), so a minimum
 solution removes nothing there. For a rule ``X => Y``,
 ``s(XY) = #(records with XY outside T*) + sum over t in T* with XY of AND(keep[t, i], i in XY n I_S)``
 and ``s(X)`` likewise; "hidden" is the disjunction
-``s(XY) <= MST - 1  or  q s(XY) - p s(X) <= -1`` (MCT = p/q, exact).
+``s(XY) <= MST - 1  or  q s(XY) - p s(X) <= -1`` (MCT = p/q, exact). Since
+deletions never raise ``s(X)``, either way ``s(XY) <= s_D(XY) - min(N_sup, N_conf)``
+(ALGORITHM-NOTES 2.2) holds; it is added as a cut, which gives the solver a
+useful lower bound.
 
 Stage 1 minimises the removals. Stage 2 fixes the removals at the stage-1 value
 (or at most it, when stage 1 was cut by the time limit) and minimises the number
@@ -30,7 +33,13 @@ from privtool.mining import association_rules
 from privtool.params import Param
 
 from .base import COMMON_PARAMS, RuleHidingSanitizer
+from .fhsar import Fhsar
+from .mdsrrc import Mdsrrc
+from .mfi_relevance import MfiRelevance
 from .workspace import IdRule, Workspace
+
+
+HEURISTICS: dict[str, type[RuleHidingSanitizer]] = {"mfi-relevance": MfiRelevance, "fhsar": Fhsar, "mdsrrc": Mdsrrc}
 
 
 class _Model:
@@ -80,18 +89,35 @@ class _Model:
                 fixed += 1
         return fixed + sum(terms), bool(terms)
 
+    def hint(self, removed: dict[int, set[int]]) -> None:
+        """Hint a solution given as removed items per record, permuted within
+        groups of identical records to satisfy :meth:`break_symmetry`."""
+        values = {key: int(key[1] not in removed.get(key[0], ())) for key in self.keep}
+        for members in self.identical_groups():
+            items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
+            patterns = sorted(([values[(t, i)] for i in items] for t in members), key=sum)
+            for t, pattern in zip(members, patterns):
+                for i, value in zip(items, pattern):
+                    values[(t, i)] = value
+        for key, var in self.keep.items():
+            self.model.AddHint(var, values[key])
+
     def removed(self) -> Any:
         return sum(1 - var for var in self.keep.values())
+
+    def identical_groups(self) -> list[list[int]]:
+        """Records of ``T*`` with identical content, in record order."""
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for t in sorted(self.rows):
+            groups.setdefault(tuple(self.workspace.dataset.record(t).tolist()), []).append(t)
+        return [members for members in groups.values() if len(members) > 1]
 
     def break_symmetry(self) -> int:
         """Records with identical content are interchangeable in both stages, so
         among them removals may be assumed non-increasing in record order (any
         solution can be permuted into that form). Returns the constraints added."""
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for t in sorted(self.rows):
-            groups.setdefault(tuple(self.workspace.dataset.record(t).tolist()), []).append(t)
         added = 0
-        for members in groups.values():
+        for members in self.identical_groups():
             for first, second in zip(members, members[1:]):
                 items = [i for i in self.workspace.dataset.record(first).tolist() if i in self.items]
                 self.model.Add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
@@ -107,6 +133,8 @@ class Exact(RuleHidingSanitizer):
         Param("time_limit", float, 60.0, "seconds for each of the two solver stages", min=0.1),
         Param("second_objective", bool, True, "after the fewest removals, minimise the lost non-sensitive rules"),
         Param("solver_workers", int, 1, "CP-SAT search workers (1 is deterministic)", min=1),
+        Param("hint", str, "mfi-relevance", "heuristic whose solution starts the search (none: no start)",
+              choices=("none", *HEURISTICS)),
     )
 
     def hide(self, workspace: Workspace, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
@@ -114,14 +142,22 @@ class Exact(RuleHidingSanitizer):
         model, cp_model = m.model, m.cp_model
         thresholds = workspace.thresholds
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
-        for rule in workspace.rules:
+        for index, rule in enumerate(workspace.rules):
             sxy, _ = m.count(rule.xy)
             sx, _ = m.count(rule.x)
+            # A cut that makes the LP bound useful: deletions never raise s(X),
+            # so at least N = min(N_sup, N_conf) supporting records must lose an
+            # item of XY (ALGORITHM-NOTES 2.2), whichever way the rule is hidden.
+            model.Add(sxy <= len(workspace.original_rows(rule.xy)) - workspace.to_hide(index))
             by_support, by_confidence = model.NewBoolVar(""), model.NewBoolVar("")
             model.Add(sxy <= thresholds.min_support - 1).OnlyEnforceIf(by_support)
             model.Add(q * sxy - p * sx <= -1).OnlyEnforceIf(by_confidence)
             model.AddBoolOr([by_support, by_confidence])
         symmetry = m.break_symmetry()
+        if params["hint"] != "none":
+            start = Workspace(workspace.dataset, workspace.rules, thresholds)
+            HEURISTICS[params["hint"]]().hide(start, {}, ctx)
+            m.hint(start.removed)
         removed = m.removed()
         model.Minimize(removed)
         solver = cp_model.CpSolver()
@@ -175,6 +211,7 @@ class Exact(RuleHidingSanitizer):
             lost.append(gone)
         notes["modelled_rules"] = len(lost)
         model.Minimize(sum(lost))
+        model.ClearHints()
         for key, var in m.keep.items():
             model.AddHint(var, keep_values[key])
         second = cp_model.CpSolver()
