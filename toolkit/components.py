@@ -12,7 +12,7 @@ below fix the method each kind must implement; plugins subclass them.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar
 
@@ -143,13 +143,18 @@ class Verifier(Component):
 
 
 class Metric(Component):
-    """A utility or risk figure of a release, as ``{name: value}``.
-    ``needs_original``: it compares against the original dataset, so it is
-    skipped (with the reason) when none is given."""
+    """A utility or risk figure of a release, as a flat ``{name: number}`` dict
+    (nested detail only under keys ending in ``_detail``).
+
+    ``needs`` lists the evidence the metric cannot work without (``"original"``,
+    ``"trail"``); ``privtool metrics`` reports it as skipped, with the reason, when
+    that evidence is missing. A metric whose needs depend on its parameters or
+    on the release raises :class:`~privtool.errors.MissingEvidence` instead.
+    """
 
     kind = "metric"
     applies_to: ClassVar[tuple[str, ...]] = ()
-    needs_original: ClassVar[bool] = False
+    needs: ClassVar[tuple[str, ...]] = ()
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         raise NotImplementedError
@@ -186,6 +191,14 @@ class Format(Component):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    def write_blocks(self, blocks: Iterable[Dataset], stream: IO[str], params: dict[str, Any]) -> None:
+        """Write consecutive blocks of records as one file (streaming writers,
+        e.g. ``privtool synth``). The default writes each block in turn, which is
+        right for line-per-record formats; a format with a header or a footer
+        overrides it to write those once."""
+        for block in blocks:
+            self.write(block, stream, params)
 
 
 KINDS: dict[str, type[Component]] = {

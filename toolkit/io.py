@@ -17,7 +17,7 @@ import hashlib
 import io
 import lzma
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -146,6 +146,19 @@ def write_dataset(
 
     A dataset the format cannot hold raises :class:`OutputError` naming ``path``
     and leaves no file behind."""
+    write_dataset_blocks(registry, [dataset], path, fmt, options)
+
+
+def write_dataset_blocks(
+    registry: Registry,
+    blocks: Iterable[Dataset],
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> None:
+    """Write consecutive blocks of records as one file, each block written as it
+    arrives (memory stays bounded by one block); atomic, compressed and checked
+    like :func:`write_dataset`."""
     path = Path(path)
     if path.is_dir():
         raise InputError("expected an output file name, found a directory", path=path)
@@ -156,7 +169,7 @@ def write_dataset(
         with atomic_open(path, "wb") as raw_out:
             sink = open_compressed_writer(raw_out, compression)
             text = io.TextIOWrapper(sink, encoding="utf-8", newline="")
-            component.write(dataset, text, params)
+            component.write_blocks(blocks, text, params)
             text.flush()
             text.detach()
             if sink is not raw_out:

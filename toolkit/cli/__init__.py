@@ -18,7 +18,20 @@ from .. import __version__
 from ..errors import EXIT_USAGE, UserError
 from .common import AppState
 
-COMMAND_MODULES = ("plugins", "stats", "convert", "anonymize", "verify", "attack", "audit", "compare")
+COMMAND_MODULES = (
+    "plugins",
+    "stats",
+    "convert",
+    "synth",
+    "anonymize",
+    "sanitize",
+    "metrics",
+    "verify",
+    "attack",
+    "audit",
+    "compare",
+    "tour",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,7 +9,9 @@ import numpy as np
 from rich.table import Table
 from rich.text import Text
 
+from .. import examples
 from ..dataset import Dataset
+from ..errors import ParameterError
 from ..io import check_readable, read_dataset
 from .common import app, echo_json, format_options, stdout_console
 
@@ -60,21 +62,32 @@ def dataset_stats(dataset: Dataset, top: int = 10) -> dict:
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
     epilog="Options of the input format go after FILE, e.g. `privtool stats data.csv --delimiter ';'`.",
 )
-@click.argument("file")
+@click.argument("file", required=False)
+@click.option("--example", default=None, metavar="NAME", help="Describe an embedded example instead of a file (see privtool.examples).")
 @click.option("--format", "fmt", default=None, help="Input format (default: from the extension; see docs/formats.md).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="How many top items to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.pass_context
-def command(ctx: click.Context, file: str, fmt: str | None, top: int, as_json: bool) -> int:
-    """Counts, record-size histogram and most frequent items of a dataset file."""
-    registry = app(ctx).registry
-    check_readable(Path(file))
-    name, options = format_options(registry, file, fmt, ctx.args)
-    stats = dataset_stats(read_dataset(registry, file, name, options), top)
+def command(ctx: click.Context, file: str | None, example: str | None, fmt: str | None, top: int, as_json: bool) -> int:
+    """Counts, record-size histogram and most frequent items of a dataset FILE
+    (or of an embedded --example)."""
+    if file is not None and example is not None:
+        raise ParameterError("stats takes a FILE or --example NAME, not both.")
+    if example is not None:
+        stats = dataset_stats(examples.load(example), top)
+        source = {"example": example}
+    elif file is not None:
+        registry = app(ctx).registry
+        check_readable(Path(file))
+        name, options = format_options(registry, file, fmt, ctx.args)
+        stats = dataset_stats(read_dataset(registry, file, name, options), top)
+        source = {"file": file, "format": name}
+    else:
+        raise ParameterError("stats needs a FILE or --example NAME.")
     if as_json:
-        echo_json({"file": file, "format": name, **stats})
+        echo_json({**source, **stats})
         return 0
-    print_stats(file, stats, top)
+    print_stats(file if file is not None else f"example {example}", stats, top)
     return 0
 
 
