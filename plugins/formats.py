@@ -35,8 +35,11 @@ from privtool.errors import InputError, OutputError, ParameterError
 from privtool.hookspecs import hookimpl
 from privtool.params import Param
 from privtool.plugins.int_tokens import MAX_DIGITS, IntTokens, tokenize
+from privtool.plugins.render import Layout, render
 
 DELIMITER = Param("delimiter", str, ",", "Field delimiter: one character, or 'tab'.")
+FIMI_LAYOUT = Layout(after_item=" ", after_last="\n", end="", end_empty="\n")
+SPMF_LAYOUT = Layout(after_item=" -1 ", after_last=" -1 ", end="-2\n", end_empty="-2\n")
 MARKERS = Param("markers", bool, True, "Write SPMF's sequence style (3 -1 7 -1 -2) instead of plain itemsets.")
 
 
@@ -122,8 +125,8 @@ class Fimi(IntegerFormat):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
-        for record in dataset.to_label_records():
-            stream.write(" ".join(record) + "\n")
+        for text in render(dataset, FIMI_LAYOUT):
+            stream.write(text)
 
 
 class Spmf(IntegerFormat):
@@ -172,11 +175,8 @@ class Spmf(IntegerFormat):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
-        for record in dataset.to_label_records():
-            if params["markers"]:
-                stream.write("".join(label + " -1 " for label in record) + "-2\n")
-            else:
-                stream.write(" ".join(record) + "\n")
+        for text in render(dataset, SPMF_LAYOUT if params["markers"] else FIMI_LAYOUT):
+            stream.write(text)
 
 
 def delimiter_of(params: dict[str, Any]) -> str:
