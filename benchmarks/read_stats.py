@@ -7,8 +7,10 @@ Usage (from the repository root)::
 
 For each ``*.dat.gz`` in ``--data`` (default ``../shared/data``) and each
 ``--extra`` file (any format privtool reads, detected from the extension) it
-prints the best-of-``N`` wall time of :func:`privtool.io.read_dataset` and of
-:func:`privtool.cli.stats.dataset_stats`, then the peak of traced memory
+prints the best-of-``N`` wall time of :func:`privtool.io.read_dataset`, of
+:func:`privtool.cli.stats.dataset_stats` and of writing the dataset back as an
+uncompressed FIMI file with :func:`privtool.io.write_dataset` (atomic, so it
+includes an ``fsync``), then the peak of traced memory
 (``tracemalloc``, which sees numpy's buffers) of one read + stats in a separate
 run, in MiB and in bytes per item occurrence. ``--naive`` adds the time of the
 one-line reader privtool started with (``line.split()`` on the decompressed
@@ -124,24 +126,26 @@ def main() -> None:
     if args.synthetic:
         files.append(Path(scratch.name) / f"synthetic-{args.synthetic}.dat.gz")
         write_synthetic(files[-1], args.synthetic)
-    header = f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} {'peak MiB':>9} {'B/occ':>6}"
+    header = f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} {'write s':>8} {'peak MiB':>9} {'B/occ':>6}"
     if args.naive:
-        header += f" {'naive s':>8}"
+        header += f" {'naive read s':>13}"
     print(header)
     rows = []
     for path in files:
         dataset = read_dataset(registry, path)
         read_s = best_of(args.repeat, lambda: read_dataset(registry, path))
         stats_s = best_of(args.repeat, lambda: dataset_stats(dataset))
+        written = Path(scratch.name) / "written.dat"
+        write_s = best_of(args.repeat, lambda: write_dataset(registry, dataset, written))
         peak = peak_mib(lambda: dataset_stats(read_dataset(registry, path)))
         occurrences = dataset.n_occurrences
         row = (
             f"{path.name:<28} {dataset.n_records:>9,} {int((dataset.supports > 0).sum()):>7,} {occurrences:>12,} "
-            f"{read_s:>7.3f} {stats_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
+            f"{read_s:>7.3f} {stats_s:>8.3f} {write_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
         )
         naive_s = best_of(args.repeat, lambda: naive_read(path)) if args.naive and path.name.endswith(".dat.gz") else None
         if naive_s is not None:
-            row += f" {naive_s:>8.3f}"
+            row += f" {naive_s:>13.3f}"
         print(row, flush=True)
         rows.append({"file": path.name, "occurrences": occurrences, "read_s": read_s, "naive_s": naive_s})
     if args.plot:

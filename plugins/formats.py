@@ -35,11 +35,8 @@ from privtool.errors import InputError, OutputError, ParameterError
 from privtool.hookspecs import hookimpl
 from privtool.params import Param
 from privtool.plugins.int_tokens import MAX_DIGITS, IntTokens, tokenize
-from privtool.plugins.render import Layout, render
 
 DELIMITER = Param("delimiter", str, ",", "Field delimiter: one character, or 'tab'.")
-FIMI_LAYOUT = Layout(after_item=" ", after_last="\n", end="", end_empty="\n")
-SPMF_LAYOUT = Layout(after_item=" -1 ", after_last=" -1 ", end="-2\n", end_empty="-2\n")
 MARKERS = Param("markers", bool, True, "Write SPMF's sequence style (3 -1 7 -1 -2) instead of plain itemsets.")
 
 
@@ -84,6 +81,18 @@ def intern_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct, rank[values - low]
 
 
+def write_lines(stream: IO[str], lines: Iterable[str], batch: int = 8192) -> None:
+    """Write ``lines`` (each with its line end), joined ``batch`` at a time:
+    one text-stream write per line costs more than the formatting."""
+    pending: list[str] = []
+    for line in lines:
+        pending.append(line)
+        if len(pending) == batch:
+            stream.write("".join(pending))
+            pending.clear()
+    stream.write("".join(pending))
+
+
 def dataset_from_tokens(values: np.ndarray, lines: np.ndarray, n_lines: int) -> Dataset:
     """Records = lines, items = the integer ``values`` on each line (ascending
     ``lines``). Interned with ``np.unique``, so ids follow numeric order, which is
@@ -125,8 +134,7 @@ class Fimi(IntegerFormat):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
-        for text in render(dataset, FIMI_LAYOUT):
-            stream.write(text)
+        write_lines(stream, (" ".join(record) + "\n" for record in dataset.to_label_records()))
 
 
 class Spmf(IntegerFormat):
@@ -175,8 +183,11 @@ class Spmf(IntegerFormat):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
-        for text in render(dataset, SPMF_LAYOUT if params["markers"] else FIMI_LAYOUT):
-            stream.write(text)
+        records = dataset.to_label_records()
+        if params["markers"]:
+            write_lines(stream, ("".join(label + " -1 " for label in record) + "-2\n" for record in records))
+        else:
+            write_lines(stream, (" ".join(record) + "\n" for record in records))
 
 
 def delimiter_of(params: dict[str, Any]) -> str:
@@ -319,9 +330,13 @@ class JsonLines(Format):
         as_json = [int(label) if is_integer_id(label) else label for label in dataset.labels]
         bounds = dataset.indptr.tolist()
         ids = dataset.items.tolist()
-        for i in range(dataset.n_records):
-            record = [as_json[j] for j in ids[bounds[i] : bounds[i + 1]]]
-            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        write_lines(
+            stream,
+            (
+                json.dumps([as_json[j] for j in ids[bounds[i] : bounds[i + 1]]], ensure_ascii=False) + "\n"
+                for i in range(dataset.n_records)
+            ),
+        )
 
 
 @hookimpl

@@ -341,18 +341,3 @@ def test_format_override_and_unknown_extension(registry, tmp_path: Path) -> None
         read_dataset(registry, path)
     assert read_dataset(registry, path, "csv").to_label_records() == [["a", "b"]]
 
-
-@settings(max_examples=60, deadline=None)
-@given(datasets(st.one_of(integer_labels, odd_labels)), st.sampled_from([1, 2, 5, 1 << 15]))
-def test_vectorised_writer_equals_naive_join(dataset: Dataset, block: int) -> None:
-    """Oracle: FIMI and SPMF text written record by record in Python."""
-    from privtool.plugins import render
-    from privtool.plugins.formats import FIMI_LAYOUT, SPMF_LAYOUT
-
-    rows = dataset.to_label_records()
-    original, render.BLOCK_RECORDS = render.BLOCK_RECORDS, block
-    try:
-        assert "".join(render.render(dataset, FIMI_LAYOUT)) == "".join(" ".join(r) + "\n" for r in rows)
-        assert "".join(render.render(dataset, SPMF_LAYOUT)) == "".join("".join(x + " -1 " for x in r) + "-2\n" for r in rows)
-    finally:
-        render.BLOCK_RECORDS = original
