@@ -95,7 +95,7 @@ def write_lines(stream: IO[str], lines: Iterable[str], batch: int = 8192) -> Non
 
 def dataset_from_tokens(values: np.ndarray, lines: np.ndarray, n_lines: int) -> Dataset:
     """Records = lines, items = the integer ``values`` on each line (ascending
-    ``lines``). Interned with ``np.unique``, so ids follow numeric order, which is
+    ``lines``). Interned by :func:`intern_integers`, so ids follow numeric order, which is
     :func:`~privtool.dataset.label_sort_key` order for integer labels."""
     indptr = np.zeros(n_lines + 1, dtype=np.int64)
     np.cumsum(np.bincount(lines, minlength=n_lines), out=indptr[1:])
