@@ -1,9 +1,11 @@
 """Built-in dataset formats (docs/formats.md has the user-facing description).
 
-* ``fimi`` (.dat .fimi .txt): one record per line, non-negative integer item ids
+* ``fimi`` (.dat .fimi): one record per line, non-negative integer item ids
   separated by whitespace (the FIMI repository's ``.dat``). Parsed by the
   vectorised tokenizer of :mod:`privtool.plugins.int_tokens`. Labels are
   ``str(int(token))``: ``007`` and ``7`` are one item.
+* ``basket`` (.basket .txt): one record per line, items are any labels without
+  whitespace, separated by whitespace (FIMI's layout for named items).
 * ``spmf`` (.spmf): SPMF's integer formats. A file that uses the markers is in
   the sequence style (``3 -1 7 -1 -2``: ``-1`` closes an itemset, ``-2`` ends
   the record); the record is the set of its items (DESIGN: we publish sets, the
@@ -126,7 +128,7 @@ class IntegerFormat(Format):
 class Fimi(IntegerFormat):
     name = "fimi"
     summary = "one record per line, non-negative integer items separated by spaces (FIMI .dat)"
-    extensions = ("dat", "fimi", "txt")
+    extensions = ("dat", "fimi")
 
     def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
         tokens = tokenize(data, source, allow_negative=False)
@@ -137,6 +139,26 @@ class Fimi(IntegerFormat):
         write_lines(stream, (" ".join(record) + "\n" for record in dataset.to_label_records()))
 
 
+class Basket(Format):
+    name = "basket"
+    summary = "one record per line, items are any labels separated by whitespace (letters allowed)"
+    extensions = ("basket", "txt")
+
+    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
+        return Dataset.from_records(line.split() for line in stream)
+
+    def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
+        for label in dataset.labels:
+            if not label or any(char.isspace() for char in label):
+                raise OutputError(
+                    f"item {label!r} cannot be written as {self.name}, whose items are separated by whitespace; "
+                    "write csv or jsonl instead."
+                )
+        for record in dataset.to_label_records():
+            stream.write(" ".join(record) + "\n")
+
+
+class Spmf(Format):
 class Spmf(IntegerFormat):
     name = "spmf"
     summary = "SPMF integer sequences (3 -1 7 -1 -2, read as the set of their items) or plain itemsets"
@@ -271,18 +293,25 @@ class CsvLong(Format):
         return Dataset.from_records(records.values())
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
-        empty = np.flatnonzero(dataset.sizes == 0)
-        if len(empty):
-            raise OutputError(
-                f"record {int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
-                "write csv or jsonl instead."
-            )
+        self.write_blocks([dataset], stream, params)
+
+    def write_blocks(self, blocks: Iterable[Dataset], stream: IO[str], params: dict[str, Any]) -> None:
+        """One header, then the rows of every block; record ids run on across blocks."""
         writer = CsvWriter(stream, delimiter_of(params))
         writer.writerow(list(self.header))
-        for position, record in enumerate(dataset.to_label_records()):
-            record_id = str(position)
-            for label in record:
-                writer.writerow([record_id, label])
+        first = 0
+        for block in blocks:
+            empty = np.flatnonzero(block.sizes == 0)
+            if len(empty):
+                raise OutputError(
+                    f"record {first + int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
+                    "write csv or jsonl instead."
+                )
+            for position, record in enumerate(block.to_label_records(), start=first):
+                record_id = str(position)
+                for label in record:
+                    writer.writerow([record_id, label])
+            first += block.n_records
 
 
 def json_kind(value: Any) -> str:
@@ -341,4 +370,4 @@ class JsonLines(Format):
 
 @hookimpl
 def privtool_formats() -> list[Format]:
-    return [Fimi(), Spmf(), Csv(), CsvLong(), JsonLines()]
+    return [Fimi(), Basket(), Spmf(), Csv(), CsvLong(), JsonLines()]
