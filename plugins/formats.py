@@ -148,17 +148,15 @@ class Basket(Format):
         return Dataset.from_records(line.split() for line in stream)
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
-        for label in dataset.labels:
-            if not label or any(char.isspace() for char in label):
+        for label in used_labels(dataset):
+            if any(char.isspace() for char in label):
                 raise OutputError(
                     f"item {label!r} cannot be written as {self.name}, whose items are separated by whitespace; "
                     "write csv or jsonl instead."
                 )
-        for record in dataset.to_label_records():
-            stream.write(" ".join(record) + "\n")
+        write_lines(stream, (" ".join(record) + "\n" for record in dataset.to_label_records()))
 
 
-class Spmf(Format):
 class Spmf(IntegerFormat):
     name = "spmf"
     summary = "SPMF integer sequences (3 -1 7 -1 -2, read as the set of their items) or plain itemsets"
