@@ -196,3 +196,22 @@ def test_format_option_overrides_the_extension(run_cli, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     assert json.loads(result.out)["format"] == "jsonl"
     assert json.loads(result.out)["top_items"][0] == {"item": "c", "support": 2}
+
+
+def test_outputs_get_ordinary_permissions(run_cli, tmp_path: Path) -> None:
+    """Atomic writes go through mkstemp (mode 0600); the result must not stay private."""
+    import os
+
+    source = tmp_path / "a.csv"
+    source.write_text("a,b\n")
+    old = os.umask(0o022)
+    try:
+        assert run_cli("convert", source, tmp_path / "new.jsonl", "-q").code == 0
+        assert (tmp_path / "new.jsonl").stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.jsonl"
+        kept.write_text("")
+        kept.chmod(0o640)
+        assert run_cli("convert", source, kept, "-q").code == 0
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
