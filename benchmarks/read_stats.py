@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/read_stats.py [--data DIR] [--extra FILE ...] [--synthetic N]
+    .venv/bin/python benchmarks/read_stats.py [--data DIR] [--extra FILE ...] [--synth-like PRESET]
         [--repeat N] [--naive] [--plot PREFIX]
 
 For each ``*.dat.gz`` in ``--data`` (default ``../shared/data``) and each
@@ -16,11 +16,9 @@ run, in MiB and in bytes per item occurrence. ``--naive`` adds the time of the
 one-line reader privtool started with (``line.split()`` on the decompressed
 text, then ``Dataset.from_records``), as the before/after reference.
 
-``--synthetic N`` also measures a generated ``synthetic-N.dat.gz`` (written to
-a temporary folder, deleted afterwards): N records of BMS-POS-like shape (1,657
-items with Zipf popularity, record sizes 1 + Poisson(5.5), so 6.5 on average).
-It is a load test of the reader, not a realistic imitation (that is
-``privtool synth``).
+``--synth-like bms-pos`` also measures the file ``privtool synth --like
+bms-pos --seed 0`` writes (515,597 records imitating BMS-POS), generated into a
+temporary folder and deleted afterwards.
 
 ``--plot PREFIX`` draws read time against item occurrences (and the naive
 reader's, with ``--naive``) to ``PREFIX.png`` and ``PREFIX.svg``.
@@ -60,18 +58,12 @@ def naive_read(path: Path) -> Dataset:
         return Dataset.from_records([line.split() for line in handle])
 
 
-def write_synthetic(path: Path, n_records: int, n_items: int = 1657, seed: int = 0) -> None:
-    """A FIMI file of ``n_records`` random records (see the module docstring)."""
-    import numpy as np
+def write_synth(path: Path, preset: str) -> None:
+    """``privtool synth --like PRESET --seed 0 -o PATH``, in-process."""
+    from privtool.cli import main as privtool
 
-    rng = np.random.default_rng(seed)
-    sizes = 1 + rng.poisson(5.5, n_records)
-    popularity = 1.0 / np.arange(1, n_items + 1)
-    items = rng.choice(n_items, size=int(sizes.sum()), p=popularity / popularity.sum()).astype(np.int32)
-    indptr = np.zeros(n_records + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    dataset = Dataset.from_csr(indptr, items, [str(i) for i in range(n_items)]).compact()
-    write_dataset(load_registry(), dataset, path)
+    if privtool(["synth", "--like", preset, "--seed", "0", "-o", str(path), "-q"]) != 0:
+        raise SystemExit(f"privtool synth --like {preset} failed")
 
 
 def peak_mib(fn: Callable[[], object]) -> float:
@@ -115,7 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--extra", type=Path, action="append", default=[], help="another dataset file (repeatable)")
-    parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also a generated file of N records")
+    parser.add_argument("--synth-like", metavar="PRESET", help="also a file from privtool synth --like PRESET")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--naive", action="store_true", help="also time the naive reader (.dat.gz files)")
     parser.add_argument("--plot", metavar="PREFIX", help="write PREFIX.png and PREFIX.svg")
@@ -123,9 +115,9 @@ def main() -> None:
     registry = load_registry()
     files = sorted(args.data.glob("*.dat.gz")) + args.extra
     scratch = tempfile.TemporaryDirectory()
-    if args.synthetic:
-        files.append(Path(scratch.name) / f"synthetic-{args.synthetic}.dat.gz")
-        write_synthetic(files[-1], args.synthetic)
+    if args.synth_like:
+        files.append(Path(scratch.name) / f"synth-{args.synth_like}.dat.gz")
+        write_synth(files[-1], args.synth_like)
     header = f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} {'write s':>8} {'peak MiB':>9} {'B/occ':>6}"
     if args.naive:
         header += f" {'naive read s':>13}"
