@@ -150,7 +150,7 @@ def test_read_release_accepts_a_written_release(tmp_path: Path) -> None:
     ("content", "message"),
     [
         (b'{"format": "privtool-release/1",\n "kind": ', r"r\.json, line 2: the release is not valid JSON"),
-        (b'{"format": "privtool-release/1", "kind": "disassociated\xff"}', r"r\.json: the release is not UTF-8 text"),
+        (b'{"format": "privtool-release/1",\n "kind": "disassociated\xff"}', r"r\.json, line 2: the release is not UTF-8 text \(byte 0xff\)"),
         (b"", r"r\.json, line 1: the release is not valid JSON"),
         (b"[1, 2]", r"r\.json: invalid release at \$: expected an object"),
     ],
