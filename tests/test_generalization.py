@@ -139,8 +139,8 @@ def test_random_properties(registry, tmp_path_factory, case, gain: str) -> None:
 
 
 def test_cli_anonymize_and_metric(run_cli, registry, tmp_path: Path) -> None:
-    data = tmp_path / "d.dat"
-    data.write_text("".join(" ".join(r) + "\n" for r in HN_RECORDS))
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in HN_RECORDS))
     hierarchy = write_edges(tmp_path / "h.csv", HN_EDGES)
     release, trail = tmp_path / "r.json", tmp_path / "t.json"
     result = run_cli("anonymize", data, "--method", "lgr", "--k", "2", "--hierarchy", hierarchy, "-o", release, "--trail", trail, "--executor", "serial", "-q")
@@ -174,8 +174,8 @@ def test_cli_generated_hierarchies(run_cli, tmp_path: Path, fmt: str, spec: str)
     ],
 )
 def test_cli_errors_exit_2(run_cli, tmp_path: Path, args: list[str], message: str) -> None:
-    data = tmp_path / "d.dat"
-    data.write_text("".join(" ".join(r) + "\n" for r in HN_RECORDS))
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in HN_RECORDS))
     hierarchy = str(write_edges(tmp_path / "h.csv", HN_EDGES))
     missing = str(write_edges(tmp_path / "m.csv", [e for e in HN_EDGES if e[0] != "b2"]))
     args = [hierarchy if a == "HIER" else missing if a == "MISSING" else a for a in args]
