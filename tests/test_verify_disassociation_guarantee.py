@@ -135,3 +135,55 @@ def test_supports_add_up_across_clusters():
     release = Release("disassociated", clusters=[Cluster("c0", 2, [], ["t"]), Cluster("c1", 2, [], ["t"])])
     assert max_supports(release, 1, Context()) == {("t",): 4}
     assert check_disassociation_guarantee(release, 4, 1, Context()).holds is True
+
+
+@st.composite
+def nested_releases(draw):
+    """Three clusters, joint j0 = {c0, c1} and j1 = {j0, c2}, one shared chunk each."""
+    clusters = []
+    for i in range(3):
+        size = draw(st.integers(1, 2))
+        domain = draw(st.sets(st.sampled_from("abcd"), min_size=1, max_size=2))
+        rows = draw(st.lists(st.sets(st.sampled_from(sorted(domain)), min_size=1).map(sorted), min_size=1, max_size=size))
+        clusters.append(Cluster(f"c{i}", size, [rows], []))
+    j0_rows = draw(st.lists(st.sets(st.sampled_from("xy"), min_size=1).map(sorted), min_size=1, max_size=2))
+    j1_rows = draw(st.lists(st.sets(st.sampled_from("z"), min_size=1).map(sorted), min_size=1, max_size=2))
+    joints = [JointCluster("j0", ["c0", "c1"], [j0_rows]), JointCluster("j1", ["c2", "j0"], [j1_rows])]
+    return Release("disassociated", clusters=clusters, joint_clusters=joints)
+
+
+def brute_force_nested(release, m):
+    """Every reconstruction of the whole nested group at once."""
+    c0, c1, c2 = release.clusters
+    sizes = [c.size for c in release.clusters]
+    offsets = [0, sizes[0], sizes[0] + sizes[1]]
+    n01, n_all = sizes[0] + sizes[1], sum(sizes)
+    best = defaultdict(int)
+    options = [_placements(c.record_chunks[0], c.size) for c in release.clusters]
+    for p0, p1, p2, s0, s1 in product(*options, _placements(release.joint_clusters[0].shared_chunks[0], n01),
+                                      _placements(release.joint_clusters[1].shared_chunks[0], n_all)):
+        records = [set() for _ in range(n_all)]
+        for offset, rows in zip(offsets, (p0, p1, p2)):
+            for r, row in enumerate(rows):
+                records[offset + r] |= row
+        for r, row in enumerate(s0):  # j0 spreads over the records of c0 and c1
+            records[r] |= row
+        for r, row in enumerate(s1):
+            records[r] |= row
+        counts = defaultdict(int)
+        for record in records:
+            for size in range(1, m + 1):
+                for itemset in combinations(sorted(record), size):
+                    counts[itemset] += 1
+        for itemset, count in counts.items():
+            best[itemset] = max(best[itemset], count)
+    return dict(best)
+
+
+@settings(max_examples=30, deadline=None)
+@given(release=nested_releases(), m=st.integers(1, 3), k=st.integers(2, 4))
+def test_nested_joint_clusters_equal_brute_force(release, m, k):
+    expected = brute_force_nested(release, m)
+    assert max_supports(release, m, Context()) == expected
+    certificate = check_disassociation_guarantee(release, k, m, Context())
+    assert certificate.holds == all(s >= k for s in expected.values())

@@ -11,7 +11,7 @@ What is checked (docs/guarantees.md, "faithfulness"):
   record chunk equals, as a multiset, the non-empty projections of the cluster's
   input records on its domain (after the trail's ``removed_items``) plus the
   trail's ghost sub-records for it; each shared chunk likewise over the records
-  of its joint cluster's members; the term chunk is exactly the set of the
+  of every cluster under its joint cluster (joint clusters may nest); the term chunk is exactly the set of the
   cluster's remaining items; the cluster size is its input records plus its
   ghost records. Content of sanitized and generalized releases is checked by
   ``removal-only`` and ``hierarchy``.
@@ -30,6 +30,8 @@ from privtool.release import Release
 from privtool.results import Certificate
 from privtool.trail import Trail
 
+from .reconstruction_bounds import OverlappingJointClusters, joint_parents
+
 
 class Unfaithful(Exception):
     """Carries the witness of the first problem found."""
@@ -39,7 +41,7 @@ class Unfaithful(Exception):
         self.witness = witness
 
 
-def check_provenance(release: Release, original: Dataset, trail: Trail | None) -> None:
+def check_provenance(release: Release, original: Dataset, trail: Trail | None, release_sha256: str) -> None:
     digest = original.content_sha256()
     stated = release.provenance.get("input_sha256")
     if stated and stated != digest:
@@ -47,8 +49,8 @@ def check_provenance(release: Release, original: Dataset, trail: Trail | None) -
     if trail is not None:
         if trail.input_sha256 and trail.input_sha256 != digest:
             raise Unfaithful({"problem": "the trail belongs to another input (input SHA-256 differs)", "trail_states": trail.input_sha256, "original": digest})
-        if trail.release_sha256 and trail.release_sha256 != release.sha256():
-            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release.sha256()})
+        if trail.release_sha256 and trail.release_sha256 != release_sha256:
+            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release_sha256})
 
 
 def check_accounting(release: Release, original: Dataset, trail: Trail | None) -> int:
@@ -88,6 +90,10 @@ def _chunk_counter(chunk: list[list[str]]) -> Counter[tuple[str, ...]]:
 def check_disassociated_content(release: Release, original: Dataset, trail: Trail) -> int:
     """See the module docstring; returns the number of clusters checked."""
     n = original.n_records
+    try:
+        parent = joint_parents(release)
+    except OverlappingJointClusters as exc:
+        raise Unfaithful({"problem": "a cluster is a member of several joint clusters", "member": exc.args[0]}) from None
     if len(trail.cluster_of_record) != n:
         raise Unfaithful({"problem": "trail.cluster_of_record does not list every original record", "listed": len(trail.cluster_of_record), "original": n})
     suppressed = set(trail.suppressed_records)
@@ -113,18 +119,26 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
     for ghost in trail.ghost_records:
         ghosts[(str(ghost["cluster"]), int(ghost["chunk"]))][tuple(sorted(ghost["items"]))] += 1
         ghost_records[str(ghost["cluster"])] += 1
-    joint_of: dict[str, str] = {}
-    for j in release.joint_clusters:
-        for member in j.members:
-            joint_of[member] = j.id
     shared_domains = {j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters}
+    under: dict[str, list[int]] = defaultdict(list)  # joint id -> input records of every cluster under it
+
+    def ancestors(node: str) -> list[str]:
+        chain = []
+        while node in parent:
+            node = parent[node]
+            chain.append(node)
+        return chain
+
     for c in release.clusters:
         rows = [records[p] for p in members[c.id]]
         if c.size != len(rows) + ghost_records[c.id]:
             raise Unfaithful({"problem": "the cluster size is not its input records plus its ghost records", "cluster": c.id,
                               "size": c.size, "input_records": len(rows), "ghost_records": ghost_records[c.id]})
         domains = [set().union(*map(set, chunk)) for chunk in c.record_chunks]
-        outside = [d for d in shared_domains.get(joint_of.get(c.id, ""), [])]
+        chain = ancestors(c.id)
+        for joint in chain:
+            under[joint].extend(members[c.id])
+        outside = [d for joint in chain for d in shared_domains[joint]]
         seen: set[str] = set()
         for d in [*domains, *outside, set(c.term_chunk)]:
             if seen & d:
@@ -143,7 +157,7 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
             raise Unfaithful({"problem": "the term chunk is not the cluster's remaining items", "cluster": c.id,
                               "missing": sorted(remaining - set(c.term_chunk))[:10], "invented": sorted(set(c.term_chunk) - remaining)[:10]})
     for j in release.joint_clusters:
-        rows = [records[p] for member in j.members for p in members[member]]
+        rows = [records[p] for p in under[j.id]]
         for index, (chunk, domain) in enumerate(zip(j.shared_chunks, shared_domains[j.id])):
             expected = _project(rows, domain) + ghosts[(j.id, index)]
             if expected != _chunk_counter(chunk):
@@ -170,7 +184,7 @@ class Faithfulness(Verifier):
             return [Certificate(self.name, None, "none", 0, 0.0, None, details)]
         units = 0
         try:
-            check_provenance(release, evidence.original, evidence.trail)
+            check_provenance(release, evidence.original, evidence.trail, evidence.extra.get("release_sha256") or release.sha256())
             details["suppressed_records"] = check_accounting(release, evidence.original, evidence.trail)
             units = evidence.original.n_records
             if release.kind == "disassociated":

@@ -63,7 +63,12 @@ def verify_release(
     engine: str = "auto",
     only: Sequence[str] = (),
 ) -> list[Certificate]:
-    """Every applicable verifier's certificates, plus ``stated-parameters``."""
+    """Every applicable verifier's certificates, plus ``stated-parameters``.
+
+    The release SHA-256 (costly on a large release) is computed once and handed
+    to the verifiers as ``evidence.extra["release_sha256"]``."""
+    release_sha = evidence.extra.get("release_sha256") or release.sha256()
+    evidence = Evidence(evidence.original, evidence.trail, {**evidence.extra, "release_sha256": release_sha})
     given = {"k": k, "m": m, "engine": engine}
     certificates: list[Certificate] = []
     checked: dict[str, Any] = {}
@@ -80,7 +85,6 @@ def verify_release(
             certificates.append(certificate)
     if not only:
         certificates.append(stated_parameters_certificate(release, checked))
-    release_sha = release.sha256()
     input_sha = release.provenance.get("input_sha256", "")
     for certificate in certificates:
         certificate.details["release_sha256"] = release_sha

@@ -26,6 +26,8 @@ COMMAND_MODULES = (
     "anonymize",
     "hierarchy",
     "sanitize",
+    "rules",
+    "hide",
     "metrics",
     "verify",
     "attack",
