@@ -55,7 +55,7 @@ def test_missing_file_and_directory(run_cli, tmp_path: Path) -> None:
 def test_format_and_option_errors(run_cli, tmp_path: Path) -> None:
     data = tmp_path / "d.csv"
     data.write_text("a,b\n")
-    assert_one_line_error(run_cli("stats", data, "--format", "parquet"), "unknown format 'parquet'", "known: csv")
+    assert_one_line_error(run_cli("stats", data, "--format", "parquet"), "unknown format 'parquet'", "known: basket, csv")
     assert_one_line_error(run_cli("stats", data, "--delim", ";"), "format 'csv' has no option --delim")
     assert_one_line_error(run_cli("stats", data, "--delimiter", ";;"), "--delimiter must be one character")
     odd = tmp_path / "d.parquet"
@@ -189,9 +189,9 @@ def test_read_release_missing_and_directory(tmp_path: Path) -> None:
 
 
 def test_format_option_overrides_the_extension(run_cli, tmp_path: Path) -> None:
-    data = tmp_path / "export.txt"
+    data = tmp_path / "export.dat"
     data.write_text('["a b", "c"]\n["c"]\n')
-    assert_one_line_error(run_cli("stats", data), "export.txt, line 1: '[\"a' is not an integer item id")
+    assert_one_line_error(run_cli("stats", data), "export.dat, line 1: '[\"a' is not an integer item id")
     result = run_cli("stats", data, "--format", "jsonl", "--json")
     assert result.code == 0, result.err
     assert json.loads(result.out)["format"] == "jsonl"
