@@ -212,9 +212,12 @@ class ReconstructionModel:
         for item, places in homes.items():
             if len(places) < 2:
                 continue
+            covered = np.concatenate([self._home_clusters(home) for home in places])
+            if len(np.unique(covered)) == len(covered):
+                continue
             owner: dict[int, tuple[str, int]] = {}
             for home in places:
-                for p in self._covered(home):
+                for p in self._home_clusters(home).tolist():
                     earlier = owner.setdefault(p, home)
                     if earlier != home:
                         raise InputError(
@@ -228,9 +231,6 @@ class ReconstructionModel:
             return f"the term chunk of {self.clusters[home[1]].id!r}"
         chunk = self.chunks[home[1]]
         return f"{'shared' if chunk.shared else 'record'} chunk {chunk.index} of {chunk.owner!r}"
-
-    def _covered(self, home: tuple[str, int]) -> tuple[int, ...]:
-        return self.chunks[home[1]].clusters if home[0] == "chunk" else (home[1],)
 
     # ------------------------------------------------------------- counting
     def count(self) -> ReconstructionCount:
@@ -473,7 +473,8 @@ class _SamplingPlan:
     A position becomes a slot through the chunk's member clusters, laid end to
     end on one virtual line (``base`` of each chunk, member boundaries) and one
     ``searchsorted``, so no array as long as a joint cluster is ever built.
-    Terms are grouped by cluster size and cap, one ``argsort`` per group.
+    Terms are grouped by cluster size and cap; a term's ``s <= k-1`` slots are
+    drawn one at a time without replacement (:func:`_distinct_positions`).
     """
 
     def __init__(self, model: ReconstructionModel) -> None:
@@ -559,9 +560,9 @@ class _SamplingPlan:
         items = [self.entry_items]
         for n, cap, offsets, term_items, weights in self.term_groups:
             sizes = 1 + np.searchsorted(weights, rng.random(len(offsets)) * weights[-1], side="right")
-            perm = np.argsort(rng.random((len(offsets), n)), axis=1)
-            which, pos = np.nonzero(np.arange(n)[None, :] < sizes[:, None])
-            slots.append(offsets[which] + perm[which, pos])
+            chosen = _distinct_positions(rng, n, sizes, cap)
+            which, column = np.nonzero(np.arange(cap)[None, :] < sizes[:, None])
+            slots.append(offsets[which] + chosen[which, column])
             items.append(term_items[which])
         slot = np.concatenate(slots)
         item = np.concatenate(items)
@@ -572,6 +573,22 @@ class _SamplingPlan:
 
 
 # ------------------------------------------------------------------ helpers
+def _distinct_positions(rng: np.random.Generator, n: int, sizes: np.ndarray, width: int) -> np.ndarray:
+    """For each row, ``sizes[row]`` distinct uniform positions in ``0..n-1``
+    (columns ``0..sizes-1`` of the result), drawn one column at a time: column
+    ``j`` is redrawn where it repeats an earlier column, which makes it uniform
+    over the positions not yet taken (sequential sampling without replacement).
+    Cheap when ``width`` is small, as for term chunks (``width = k - 1``)."""
+    chosen = np.full((len(sizes), width), -1, dtype=np.int64)
+    for column in range(width):
+        todo = np.flatnonzero(sizes > column)
+        while len(todo):
+            chosen[todo, column] = (rng.random(len(todo)) * n).astype(np.int64)
+            clash = (chosen[todo, :column] == chosen[todo, column][:, None]).any(axis=1)
+            todo = todo[clash]
+    return chosen
+
+
 def _chunk(owner: str, index: int, shared: bool, clusters: tuple[int, ...], slots: int, rows: Sequence[Sequence[str]]) -> ChunkModel:
     frozen = tuple(frozenset(r) for r in rows)
     bits: dict[str, int] = {}
