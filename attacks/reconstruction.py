@@ -209,11 +209,18 @@ class ReconstructionModel:
         for p, cluster in enumerate(self.clusters):
             for term in cluster.terms:
                 homes.setdefault(term, []).append(("term", p))
+        marked = np.zeros(len(self.clusters), dtype=bool)
         for item, places in homes.items():
             if len(places) < 2:
                 continue
-            covered = np.concatenate([self._home_clusters(home) for home in places])
-            if len(np.unique(covered)) == len(covered):
+            arrays = [self._home_clusters(home) for home in places]
+            clash = False
+            for clusters in arrays:
+                clash = clash or bool(marked[clusters].any())
+                marked[clusters] = True
+            for clusters in arrays:
+                marked[clusters] = False
+            if not clash:
                 continue
             owner: dict[int, tuple[str, int]] = {}
             for home in places:
@@ -473,8 +480,9 @@ class _SamplingPlan:
     A position becomes a slot through the chunk's member clusters, laid end to
     end on one virtual line (``base`` of each chunk, member boundaries) and one
     ``searchsorted``, so no array as long as a joint cluster is ever built.
-    Terms are grouped by cluster size and cap; a term's ``s <= k-1`` slots are
-    drawn one at a time without replacement (:func:`_distinct_positions`).
+    All terms are drawn together: a size per term from its cluster's weights,
+    then its ``s <= k-1`` slots one at a time without replacement
+    (:func:`_distinct_positions`).
     """
 
     def __init__(self, model: ReconstructionModel) -> None:
@@ -515,17 +523,18 @@ class _SamplingPlan:
             self.dense_groups.append((int(n), len(members), rows, ids))
         sparse = np.flatnonzero(~dense & (entries > 0))
         self.sparse = (sparse, entries[sparse], slots[sparse], first_entry[sparse])
-        term_groups: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
-        for cluster in model.clusters:
-            offsets, items = term_groups.setdefault((cluster.size, cluster.term_cap), ([], []))
-            for term in cluster.terms:
-                offsets.append(cluster.offset)
-                items.append(index[term])
-        self.term_groups = [
-            (n, cap, np.asarray(offsets, np.int64), np.asarray(items, np.int32), _term_size_weights(n, cap))
-            for (n, cap), (offsets, items) in sorted(term_groups.items())
-            if offsets
-        ]
+        with_terms = [c for c in model.clusters if c.terms]
+        counts = [len(c.terms) for c in with_terms]
+        self.term_items = np.asarray([index[t] for c in with_terms for t in c.terms], dtype=np.int32)
+        self.term_offset = np.repeat(np.asarray([c.offset for c in with_terms], dtype=np.int64), counts)
+        self.term_n = np.repeat(np.asarray([c.size for c in with_terms], dtype=np.int64), counts)
+        self.term_cap = max((c.term_cap for c in with_terms), default=0)
+        # cumulative weights of the sizes 1..cap of each cluster's terms, padded with +inf
+        weights = np.full((len(with_terms), max(self.term_cap, 1)), np.inf)
+        for row, c in enumerate(with_terms):
+            weights[row, : c.term_cap] = _term_size_weights(c.size, c.term_cap)
+        self.term_weights = np.repeat(np.arange(len(with_terms)), counts), weights
+        self.term_total = np.repeat(np.asarray([weights[r, c.term_cap - 1] for r, c in enumerate(with_terms)]), counts)
 
     def _sparse_positions(self, rng: np.random.Generator, out: np.ndarray) -> None:
         """Fill ``out[entry]`` with distinct positions for the sparse chunks."""
@@ -558,23 +567,25 @@ class _SamplingPlan:
         slot_of_entry = self.bound_slot[member] + virtual - self.bounds[member]
         slots = [np.repeat(slot_of_entry, self.entry_lengths)]
         items = [self.entry_items]
-        for n, cap, offsets, term_items, weights in self.term_groups:
-            sizes = 1 + np.searchsorted(weights, rng.random(len(offsets)) * weights[-1], side="right")
-            chosen = _distinct_positions(rng, n, sizes, cap)
-            which, column = np.nonzero(np.arange(cap)[None, :] < sizes[:, None])
-            slots.append(offsets[which] + chosen[which, column])
-            items.append(term_items[which])
+        if len(self.term_items):
+            row, weights = self.term_weights
+            draw = rng.random(len(self.term_items)) * self.term_total
+            sizes = 1 + (weights[row] <= draw[:, None]).sum(axis=1)  # searchsorted(side="right") per term
+            chosen = _distinct_positions(rng, self.term_n, sizes, self.term_cap)
+            which, column = np.nonzero(np.arange(self.term_cap)[None, :] < sizes[:, None])
+            slots.append(self.term_offset[which] + chosen[which, column])
+            items.append(self.term_items[which])
         slot = np.concatenate(slots)
         item = np.concatenate(items)
-        order = np.lexsort((item, slot))
+        order = np.argsort(slot * len(self.labels) + item)  # by slot, then item: one int64 key
         indptr = np.zeros(self.n_slots + 1, dtype=np.int64)
         np.cumsum(np.bincount(slot, minlength=self.n_slots), out=indptr[1:])
         return Dataset.from_csr(indptr, item[order], self.labels, normalise=False)
 
 
 # ------------------------------------------------------------------ helpers
-def _distinct_positions(rng: np.random.Generator, n: int, sizes: np.ndarray, width: int) -> np.ndarray:
-    """For each row, ``sizes[row]`` distinct uniform positions in ``0..n-1``
+def _distinct_positions(rng: np.random.Generator, n: np.ndarray, sizes: np.ndarray, width: int) -> np.ndarray:
+    """For each row, ``sizes[row]`` distinct uniform positions in ``0..n[row]-1``
     (columns ``0..sizes-1`` of the result), drawn one column at a time: column
     ``j`` is redrawn where it repeats an earlier column, which makes it uniform
     over the positions not yet taken (sequential sampling without replacement).
@@ -583,7 +594,7 @@ def _distinct_positions(rng: np.random.Generator, n: int, sizes: np.ndarray, wid
     for column in range(width):
         todo = np.flatnonzero(sizes > column)
         while len(todo):
-            chosen[todo, column] = (rng.random(len(todo)) * n).astype(np.int64)
+            chosen[todo, column] = (rng.random(len(todo)) * n[todo]).astype(np.int64)
             clash = (chosen[todo, :column] == chosen[todo, column][:, None]).any(axis=1)
             todo = todo[clash]
     return chosen
