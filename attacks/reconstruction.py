@@ -446,14 +446,15 @@ class ReconstructionModel:
 
     # ------------------------------------------------------------- sampling
     @cached_property
-    def _plan(self) -> "_SamplingPlan":
-        return _SamplingPlan(self)
+    def sampler(self) -> "ReconstructionSampler":
+        """The uniform sampler: numpy arrays only, cheap to pickle to workers."""
+        return ReconstructionSampler(self)
 
     def sample(self, rng: np.random.Generator) -> Dataset:
         """One reconstruction drawn uniformly (see the module docstring), as a
         :class:`~privtool.dataset.Dataset` over :attr:`labels` whose record ``i`` is
         slot ``i`` (clusters in release order)."""
-        return self._plan.sample(rng)
+        return self.sampler.sample(rng)
 
 
 # ----------------------------------------------------------------- sampling
@@ -462,8 +463,10 @@ DENSE_SLOTS = 64
 whole; larger sparse ones draw slots for their entries only."""
 
 
-class _SamplingPlan:
-    """Numpy arrays that let one sample cost a few vectorised operations.
+class ReconstructionSampler:
+    """Draws reconstructions of one release uniformly: numpy arrays that let one
+    sample cost a few vectorised operations (build it with
+    :attr:`ReconstructionModel.sampler`).
 
     Every chunk gives each of its ``E`` entries a distinct position ``0..N-1`` of
     its domain, uniformly over the ordered ``E``-tuples of distinct positions:

@@ -144,7 +144,7 @@ def test_sampler_is_uniform_chi_square(sampler_path: str) -> None:
         joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"], ["s", "u"]]])],
     )
     if sampler_path == "sparse":  # the shared chunk (2 entries, 4 slots) takes the distinct-draws path
-        assert len(ReconstructionModel(release)._plan.sparse[0]) == 1
+        assert len(ReconstructionModel(release).sampler.sparse[0]) == 1
     model = ReconstructionModel(release)
     # 3 layouts of [a, a, -]; t on 1 or 2 of 3 slots: 6; 4!/(1! 1! 2!) = 12 layouts of the shared chunk
     assert model.count().total == 3 * 6 * 12
