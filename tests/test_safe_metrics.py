@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations, permutations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -98,9 +99,30 @@ def test_expected_pair_supports_average_every_permutation(cluster: Cluster) -> N
     walk(0, [frozenset()] * n)
     release = Release("disassociated", clusters=[cluster])
     index = {x: i for i, x in enumerate("abcdet")}
-    keys, values = expected_pair_supports(release, index)
+    keys = np.array(sorted(x * 6 + y for x, y in combinations(range(6), 2)), dtype=np.int64)
+    values = expected_pair_supports(release, index, keys)
     got = {("abcdet"[int(key) // 6], "abcdet"[int(key) % 6]): v for key, v in zip(keys, values) if v}
     want = {pair: total / count for pair, total in totals.items()}
     assert got.keys() == want.keys()
     for pair in want:
         assert got[pair] == pytest.approx(want[pair])
+
+
+def test_expected_pair_support_across_a_shared_chunk() -> None:
+    """Joint cluster of 2 + 3 records, shared chunk {s, s}: a record of c0 gets one
+    of the 5 padded rows of the shared chunk, so E s(sa) = 2 (records with a) * 2 / 5."""
+    from privtool.release import JointCluster
+
+    release = Release(
+        "disassociated",
+        clusters=[Cluster("c0", 2, [[["a"], ["a"]]], []), Cluster("c1", 3, [[["b"], ["b"], ["b"]]], ["t"])],
+        joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"], ["s"]]])],
+    )
+    index = {x: i for i, x in enumerate("abst")}
+    keys = np.array(sorted(x * 4 + y for x, y in combinations(range(4), 2)), dtype=np.int64)
+    got = dict(zip(keys.tolist(), expected_pair_supports(release, index, keys).tolist()))
+    assert got[0 * 4 + 2] == pytest.approx(2 * 2 / 5)  # a, s
+    assert got[1 * 4 + 2] == pytest.approx(3 * 2 / 5)  # b, s
+    assert got[2 * 4 + 3] == pytest.approx(1 * 2 / 5)  # s, t (t: one occurrence in c1)
+    assert got[1 * 4 + 3] == pytest.approx(3 * 1 / 3)  # b, t inside c1
+    assert got[0 * 4 + 1] == 0  # a and b are in different clusters

@@ -95,11 +95,7 @@ def rae(release: Release, evidence: Evidence) -> dict[str, Any]:
             index.setdefault(x, len(index))
     vocabulary = len(index)
     true_keys, true_support = original_pair_supports(original, vocabulary)
-    est_keys, est_support = expected_pair_supports(release, index)
-    estimate = np.zeros(len(true_keys))
-    if len(est_keys):
-        position = np.clip(np.searchsorted(est_keys, true_keys), 0, len(est_keys) - 1)
-        estimate = np.where(est_keys[position] == true_keys, est_support[position], 0.0)
+    estimate = expected_pair_supports(release, index, true_keys)
     error = np.abs(true_support - estimate) / ((true_support + estimate) / 2)
     return {
         "rae_mean": float(error.mean()) if len(error) else 0.0,

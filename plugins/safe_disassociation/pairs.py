@@ -2,7 +2,7 @@
 
 * :func:`original_pair_supports`: the support of every pair of items that occur
   together in some record of a dataset, vectorised by record length.
-* :func:`expected_pair_supports`: the expected support of every pair of items in
+* :func:`expected_pair_supports`: the expected support of given pairs of items in
   a uniformly random reconstruction of a disassociated release (the uniform
   model of ALGORITHM-NOTES 1.3). Inside a chunk the support is exact; across
   chunks of a cluster of ``n`` records it is ``c(x) c(y) / n``; a term-chunk
@@ -29,10 +29,8 @@ from privtool.release import Release
 def _aggregate(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     if not keys:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    k = np.concatenate(keys)
-    v = np.concatenate(values)
-    unique, inverse = np.unique(k, return_inverse=True)
-    return unique, np.bincount(inverse, weights=v, minlength=len(unique))
+    unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    return unique, np.bincount(inverse, weights=np.concatenate(values), minlength=len(unique))
 
 
 def original_pair_supports(dataset: Dataset, vocabulary: int) -> tuple[np.ndarray, np.ndarray]:
@@ -89,12 +87,62 @@ def _group_pairs(
     return _block_pairs(ids, matrix, vocabulary)
 
 
-def expected_pair_supports(release: Release, index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Keys and expected supports of the pairs of a disassociated release, over
-    the vocabulary ``index`` (label -> id)."""
+class _PairSums:
+    """Accumulates expected supports into the positions of sorted pair keys,
+    buffering the (key, value) pieces so that each flush is one vectorised pass."""
+
+    def __init__(self, pairs: np.ndarray, buffer: int = 2_000_000) -> None:
+        self.pairs = pairs
+        self.total = np.zeros(len(pairs))
+        self.keys: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self.pending = 0
+        self.buffer = buffer
+
+    def add(self, keys: np.ndarray, values: np.ndarray) -> None:
+        self.keys.append(keys)
+        self.values.append(values)
+        self.pending += len(keys)
+        if self.pending >= self.buffer:
+            self.flush()
+
+    def add_at(self, positions: np.ndarray, values: np.ndarray) -> None:
+        np.add.at(self.total, positions, values)
+
+    def flush(self) -> np.ndarray:
+        if self.keys and len(self.pairs):
+            keys = np.concatenate(self.keys)
+            values = np.concatenate(self.values)
+            position = np.minimum(np.searchsorted(self.pairs, keys), len(self.pairs) - 1)
+            keep = self.pairs[position] == keys
+            self.total += np.bincount(position[keep], weights=values[keep], minlength=len(self.pairs))
+        self.keys, self.values, self.pending = [], [], 0
+        return self.total
+
+
+def _partners(pairs: np.ndarray, vocabulary: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each item, its partners in ``pairs`` and the positions of those pairs
+    (CSR: ``ptr``, ``partner``, ``position``)."""
+    lo, hi = pairs // vocabulary, pairs % vocabulary
+    item = np.concatenate([lo, hi])
+    partner = np.concatenate([hi, lo])
+    position = np.concatenate([np.arange(len(pairs))] * 2)
+    order = np.argsort(item, kind="stable")
+    ptr = np.zeros(vocabulary + 1, dtype=np.int64)
+    np.cumsum(np.bincount(item, minlength=vocabulary), out=ptr[1:])
+    return ptr, partner[order], position[order]
+
+
+def expected_pair_supports(release: Release, index: dict[str, int], pairs: np.ndarray) -> np.ndarray:
+    """Expected supports, in a uniformly random reconstruction of a
+    disassociated release, of the pairs ``pairs`` (sorted keys over the
+    vocabulary ``index``, label -> id), in the same order.
+
+    Pairs between the shared chunks of two nested joint clusters are not
+    estimated (they count 0): the estimate stands until the reconstruction
+    module's expected supports replace it."""
     vocabulary = len(index)
-    keys: list[np.ndarray] = []
-    values: list[np.ndarray] = []
+    sums = _PairSums(pairs)
     cluster_groups: dict[str, list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]] = {}
     sizes = {c.id: c.size for c in release.clusters}
     for cluster in release.clusters:
@@ -106,40 +154,42 @@ def expected_pair_supports(release: Release, index: dict[str, int]) -> tuple[np.
             groups.append((np.array([index[term]], dtype=np.int64), None, np.ones(1)))
         cluster_groups[cluster.id] = groups
         if groups:
-            k, v = _group_pairs(groups, cluster.size, vocabulary)
-            keys.append(k)
-            values.append(v)
+            sums.add(*_group_pairs(groups, cluster.size, vocabulary))
+    if not release.joint_clusters:
+        return sums.flush()
+    ptr, partner, position = _partners(pairs, vocabulary)
     joints = {j.id: j for j in release.joint_clusters}
+    member_supports: dict[str, np.ndarray] = {}
+    member_records: dict[str, int] = {}
 
-    def base_members(joint_id: str) -> list[str]:
-        out: list[str] = []
-        for member in joints[joint_id].members:
-            out.extend(base_members(member) if member in joints else [member])
-        return out
+    def supports_under(member: str) -> np.ndarray:
+        """Summed supports of every item over the base clusters under ``member``."""
+        if member not in member_supports:
+            if member in joints:
+                parts = [supports_under(m) for m in joints[member].members]
+                member_supports[member] = np.sum(parts, axis=0)
+                member_records[member] = sum(member_records[m] for m in joints[member].members)
+            else:
+                groups = cluster_groups[member]
+                vector = np.zeros(vocabulary)
+                for ids, _, support in groups:
+                    np.add.at(vector, ids, support)
+                member_supports[member] = vector
+                member_records[member] = sizes[member]
+        return member_supports[member]
 
     for joint in release.joint_clusters:
-        members = base_members(joint.id)
-        records = sum(sizes[m] for m in members)
+        below = np.sum([supports_under(m) for m in joint.members], axis=0)
+        records = sum(member_records[m] for m in joint.members)
         shared = []
         for rows in joint.shared_chunks:
             ids, incidence = _chunk_matrix(rows, index)
             shared.append((ids, incidence, incidence.sum(axis=0)))
         if not shared:
             continue
-        k, v = _group_pairs(shared, records, vocabulary)
-        keys.append(k)
-        values.append(v)
-        shared_ids = np.concatenate([g[0] for g in shared])
-        shared_supports = np.concatenate([g[2] for g in shared]) / records
-        for member in members:
-            groups = cluster_groups[member]
-            if not groups:
-                continue
-            member_ids = np.concatenate([g[0] for g in groups])
-            member_supports = np.concatenate([g[2] for g in groups]).astype(float)
-            a, b = np.meshgrid(shared_ids, member_ids, indexing="ij")
-            lo, hi = np.minimum(a, b).ravel(), np.maximum(a, b).ravel()
-            distinct = lo != hi
-            keys.append((lo * vocabulary + hi)[distinct])
-            values.append(np.outer(shared_supports, member_supports).ravel()[distinct])
-    return _aggregate(keys, values)
+        sums.add(*_group_pairs(shared, records, vocabulary))
+        for ids, _, support in shared:
+            for x, c in zip(ids.tolist(), support.tolist()):
+                lo, hi = ptr[x], ptr[x + 1]
+                sums.add_at(position[lo:hi], c / records * below[partner[lo:hi]])
+    return sums.flush()
