@@ -1,21 +1,24 @@
-"""Running the assessment components of a release: attacks (and, through the
-same selection rule, verifiers and metrics).
+"""Running the assessment components of a release: attacks, metrics (and,
+through the same selection rule, verifiers).
 
 A component applies to a release when its ``applies_to`` holds the release
 kind. Named components that do not apply are an error; unnamed ones that do not
 apply are simply not run. Options are resolved per component against its own
-spec, so ``--known 2`` reaches every attack that declares ``known``.
+spec, so ``--known 2`` reaches every attack that declares ``known``. A metric
+whose evidence is missing is reported as skipped with the reason, or, when the
+user named it, raises the :class:`~privtool.errors.MissingEvidence` sentence.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+import time
 from typing import Any
 
-from .components import Component, Evidence
+from .components import Component, Evidence, Metric
 from .context import Context
-from .errors import ParameterError
+from .errors import MissingEvidence, ParameterError
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
@@ -74,8 +77,6 @@ def run_attacks(
     ctx: Context,
 ) -> list[AttackRun]:
     """Run the selected attacks on ``release``, each with its own resolved options."""
-    import time
-
     attacks = select(registry, "attack", release, names)
     check_options(attacks, options, "attack")
     runs = []
@@ -85,3 +86,58 @@ def run_attacks(
         findings = list(attack.run(release, evidence, params, ctx))
         runs.append(AttackRun(attack.name, params, findings, time.perf_counter() - start))
     return runs
+
+
+EVIDENCE_OPTIONS = {"original": "--original DATA", "trail": "--trail TRAIL"}
+
+
+@dataclass
+class MetricResult:
+    """One metric's outcome: ``status`` ``ok`` with its ``values``, or ``skipped``
+    with the ``reason``."""
+
+    name: str
+    status: str
+    values: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _missing(metric: Metric, evidence: Evidence) -> str | None:
+    for need in metric.needs:
+        if getattr(evidence, need, None) is None:
+            option = EVIDENCE_OPTIONS.get(need, need)
+            return f"metric {metric.name!r} needs the {'original data' if need == 'original' else need} ({option})."
+    return None
+
+
+def run_metrics(
+    metrics: Sequence[Metric],
+    release: Release,
+    evidence: Evidence,
+    options: Mapping[str, Any],
+    ctx: Context,
+    named: bool = False,
+) -> list[MetricResult]:
+    """Compute ``metrics``; each gets the ``options`` it declares. With ``named``
+    (the user asked for these metrics) missing evidence is an error, otherwise
+    the metric is skipped with the reason."""
+    results = []
+    for metric in metrics:
+        params = options_for(metric, options)
+        started = time.perf_counter()
+        try:
+            reason = _missing(metric, evidence)
+            if reason is not None:
+                raise MissingEvidence(reason)
+            values = metric.compute(release, evidence, params, ctx)
+        except MissingEvidence as exc:
+            if named:
+                raise
+            results.append(MetricResult(metric.name, "skipped", reason=exc.message))
+            continue
+        results.append(MetricResult(metric.name, "ok", values, seconds=round(time.perf_counter() - started, 3)))
+    return results

@@ -143,13 +143,18 @@ class Verifier(Component):
 
 
 class Metric(Component):
-    """A utility or risk figure of a release, as ``{name: value}``.
-    ``needs_original``: it compares against the original dataset, so it is
-    skipped (with the reason) when none is given."""
+    """A utility or risk figure of a release, as a flat ``{name: number}`` dict
+    (nested detail only under keys ending in ``_detail``).
+
+    ``needs`` lists the evidence the metric cannot work without (``"original"``,
+    ``"trail"``); ``privtool metrics`` reports it as skipped, with the reason, when
+    that evidence is missing. A metric whose needs depend on its parameters or
+    on the release raises :class:`~privtool.errors.MissingEvidence` instead.
+    """
 
     kind = "metric"
     applies_to: ClassVar[tuple[str, ...]] = ()
-    needs_original: ClassVar[bool] = False
+    needs: ClassVar[tuple[str, ...]] = ()
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         raise NotImplementedError

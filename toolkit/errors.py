@@ -54,3 +54,9 @@ class ParameterError(UserError):
 
 class PluginError(UserError):
     """Plugins clash (two claim one component name) or a component is unknown."""
+
+
+class MissingEvidence(UserError):
+    """A metric, attack or verifier needs evidence (the original data, the trail)
+    that was not given, or the evidence given cannot support it (an original
+    without a single pair, say); callers may report it as skipped instead of failing."""

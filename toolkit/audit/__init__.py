@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..assess import options_for, run_attacks, select
+from ..assess import options_for, run_attacks, run_metrics, select
 from ..components import CRITERIA, Evidence
 from ..context import Context
 from ..registry import Registry
@@ -169,12 +169,12 @@ def build_audit(
         sections[criterion].findings.extend((run.attack, f) for f in run.findings)
     metrics: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
-    for metric in select(registry, "metric", release, ()):
-        if metric.needs_original and evidence.original is None:
-            skipped[metric.name] = "needs --original"
-            continue
-        with ctx.stage(f"metric {metric.name}"):
-            metrics[metric.name] = metric.compute(release, evidence, options_for(metric, options), ctx)
+    with ctx.stage("metrics"):
+        for result in run_metrics(select(registry, "metric", release, ()), release, evidence, options, ctx):
+            if result.status == "ok":
+                metrics[result.name] = result.values
+            else:
+                skipped[result.name] = result.reason
     return Audit(
         release_path=release_path,
         release=release,

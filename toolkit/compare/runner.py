@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..assess import options_for, select
+from ..assess import options_for, run_metrics, select
 from ..atomic import write_text_atomic
 from ..components import Evidence
 from ..context import Context
@@ -106,8 +106,8 @@ def run_cell(
         row["verified"] = bool(checked) and not refuted
         row["refuted"] = "; ".join(refuted)
         row["verify_seconds"] = round(time.perf_counter() - start, 4)
-    for metric in select(registry, "metric", release, ()):
-        row.update(_flat_numbers(metric.name, metric.compute(release, evidence, options_for(metric, {}), ctx)))
+    for result in run_metrics(select(registry, "metric", release, ()), release, evidence, {}, ctx):
+        row.update(_flat_numbers(result.name, result.values))
     write_text_atomic(out_dir / "cells" / f"{key}.json", json.dumps(row, default=str) + "\n")
     return row
 
