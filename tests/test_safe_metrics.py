@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from safe_examples import FIGURE1_RECORDS, figure1_release, km_chunk
+from safe_examples import FIGURE1_RECORDS, disassociated_releases, figure1_release, km_chunk
 
 from privtool.components import Evidence, Outcome
 from privtool.context import Context
@@ -103,7 +103,7 @@ def test_expected_pair_supports_average_every_permutation(cluster: Cluster) -> N
             walk(level + 1, [a | b for a, b in zip(records, order)])
 
     walk(0, [frozenset()] * n)
-    release = Release("disassociated", clusters=[cluster])
+    release = Release("disassociated", params={"k": 2}, clusters=[cluster])  # a term: 1 slot (k - 1)
     index = {x: i for i, x in enumerate("abcdet")}
     keys = np.array(sorted(x * 6 + y for x, y in combinations(range(6), 2)), dtype=np.int64)
     values = expected_pair_supports(release, index, keys)
@@ -121,6 +121,7 @@ def test_expected_pair_support_across_a_shared_chunk() -> None:
 
     release = Release(
         "disassociated",
+        params={"k": 2},
         clusters=[Cluster("c0", 2, [[["a"], ["a"]]], []), Cluster("c1", 3, [[["b"], ["b"], ["b"]]], ["t"])],
         joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"], ["s"]]])],
     )
@@ -132,3 +133,21 @@ def test_expected_pair_support_across_a_shared_chunk() -> None:
     assert got[2 * 4 + 3] == pytest.approx(1 * 2 / 5)  # s, t (t: one occurrence in c1)
     assert got[1 * 4 + 3] == pytest.approx(3 * 1 / 3)  # b, t inside c1
     assert got[0 * 4 + 1] == 0  # a and b are in different clusters
+
+
+@settings(max_examples=40, deadline=None)
+@given(disassociated_releases(st))
+def test_expected_pair_supports_equal_the_reconstruction_model(release: Release) -> None:
+    """The vectorised estimate equals the reconstruction module's exact
+    expected support of every pair of published items."""
+    from privtool.attacks.reconstruction import ReconstructionModel
+
+    model = ReconstructionModel(release)
+    labels = sorted(model.labels)
+    index = {x: i for i, x in enumerate(labels)}
+    v = len(labels)
+    keys = np.array([x * v + y for x, y in combinations(range(v), 2)], dtype=np.int64)
+    got = expected_pair_supports(release, index, keys)
+    for key, value in zip(keys.tolist(), got.tolist()):
+        pair = (labels[key // v], labels[key % v])
+        assert value == pytest.approx(model.expected_support(pair), abs=1e-9), pair

@@ -6,11 +6,10 @@
   a uniformly random reconstruction of a disassociated release (the uniform
   model of ALGORITHM-NOTES 1.3). Inside a chunk the support is exact; across
   chunks of a cluster of ``n`` records it is ``c(x) c(y) / n``; a term-chunk
-  item counts as one occurrence in a uniformly random record (option (b) of the
-  notes: the least consistent with "appears in the cluster"); an item of a
-  shared chunk over ``N`` records meets an item of a member cluster in
-  ``c(x) c(y) / N`` records, and an item of another shared chunk of the same
-  joint cluster likewise.
+  term follows the reconstruction module's model; an item of a shared chunk over
+  ``N`` records meets an item of a member cluster in ``c(x) c(y) / N`` records.
+  The tests check it against ``ReconstructionModel.expected_support`` and
+  against the mean over every permutation.
 
 Pairs are keyed ``x * V + y`` (``x < y`` ids into a vocabulary of size ``V``)
 in ascending key order.
@@ -133,17 +132,34 @@ def _partners(pairs: np.ndarray, vocabulary: int) -> tuple[np.ndarray, np.ndarra
     return ptr, partner[order], position[order]
 
 
-def expected_pair_supports(release: Release, index: dict[str, int], pairs: np.ndarray) -> np.ndarray:
-    """Expected supports, in a uniformly random reconstruction of a
-    disassociated release, of the pairs ``pairs`` (sorted keys over the
-    vocabulary ``index``, label -> id), in the same order.
+def _term_supports(release: Release) -> dict[str, float]:
+    """Expected support ``n p`` of one term-chunk term in each cluster, ``p`` the
+    probability that it lands on a given record slot in the reconstruction
+    module's model (between 1 and ``min(k - 1, n)`` slots, every set equally likely)."""
+    from privtool.attacks.reconstruction import ReconstructionModel, _term_slot_probability
 
-    Pairs between the shared chunks of two nested joint clusters are not
-    estimated (they count 0): the estimate stands until the reconstruction
-    module's expected supports replace it."""
+    if not any(c.term_chunk for c in release.clusters):
+        return {}
+    model = ReconstructionModel(release)
+    return {c.id: c.size * float(_term_slot_probability(c.size, c.term_cap)) for c in model.clusters}
+
+
+def expected_pair_supports(release: Release, index: dict[str, int], pairs: np.ndarray) -> np.ndarray:
+    """Expected supports, in a uniformly drawn reconstruction of a disassociated
+    release (the model of :mod:`privtool.attacks.reconstruction`:
+    ``sum_P n_P prod_i c_i / N_i * p_P ** t_P``), of the pairs ``pairs`` (sorted
+    keys over the vocabulary ``index``, label -> id), in the same order.
+
+    Vectorised form of the same sum: per cluster, ``c(x) c(y) / n`` across
+    groups (record chunks, term-chunk terms with ``c = n p``) and the exact count
+    inside a chunk; for a shared chunk item ``x`` (``c(x)`` rows over ``N``
+    slots) and an item ``y`` of the slots it spans, ``c(x) / N`` times the summed
+    expected support of ``y`` over those slots (shared items of other joint
+    clusters weighted by the overlap of the two domains)."""
     vocabulary = len(index)
     sums = _PairSums(pairs)
-    cluster_groups: dict[str, list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]] = {}
+    term_support = _term_supports(release)
+    groups_of: dict[str, list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]] = {}
     sizes = {c.id: c.size for c in release.clusters}
     for cluster in release.clusters:
         groups: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
@@ -151,45 +167,47 @@ def expected_pair_supports(release: Release, index: dict[str, int], pairs: np.nd
             ids, incidence = _chunk_matrix(rows, index)
             groups.append((ids, incidence, incidence.sum(axis=0)))
         for term in cluster.term_chunk:
-            groups.append((np.array([index[term]], dtype=np.int64), None, np.ones(1)))
-        cluster_groups[cluster.id] = groups
+            groups.append((np.array([index[term]], dtype=np.int64), None, np.array([term_support[cluster.id]])))
+        groups_of[cluster.id] = groups
         if groups:
             sums.add(*_group_pairs(groups, cluster.size, vocabulary))
     if not release.joint_clusters:
         return sums.flush()
     ptr, partner, position = _partners(pairs, vocabulary)
-    joints = {j.id: j for j in release.joint_clusters}
-    member_supports: dict[str, np.ndarray] = {}
-    member_records: dict[str, int] = {}
-
-    def supports_under(member: str) -> np.ndarray:
-        """Summed supports of every item over the base clusters under ``member``."""
-        if member not in member_supports:
-            if member in joints:
-                parts = [supports_under(m) for m in joints[member].members]
-                member_supports[member] = np.sum(parts, axis=0)
-                member_records[member] = sum(member_records[m] for m in joints[member].members)
-            else:
-                groups = cluster_groups[member]
-                vector = np.zeros(vocabulary)
-                for ids, _, support in groups:
-                    np.add.at(vector, ids, support)
-                member_supports[member] = vector
-                member_records[member] = sizes[member]
-        return member_supports[member]
-
+    shared_of: dict[str, list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]] = {}
+    records = {}
+    joints_over: dict[str, list[str]] = {}
     for joint in release.joint_clusters:
-        below = np.sum([supports_under(m) for m in joint.members], axis=0)
-        records = sum(member_records[m] for m in joint.members)
+        records[joint.id] = sum(sizes[m] for m in joint.members)
         shared = []
         for rows in joint.shared_chunks:
             ids, incidence = _chunk_matrix(rows, index)
             shared.append((ids, incidence, incidence.sum(axis=0)))
+        shared_of[joint.id] = shared
+        for member in joint.members:
+            joints_over.setdefault(member, []).append(joint.id)
+    for joint in release.joint_clusters:
+        shared = shared_of[joint.id]
         if not shared:
             continue
-        sums.add(*_group_pairs(shared, records, vocabulary))
+        n = records[joint.id]
+        sums.add(*_group_pairs(shared, n, vocabulary))
+        ids_below = [g[0] for m in joint.members for g in groups_of[m]]
+        weights_below = [g[2].astype(float) for m in joint.members for g in groups_of[m]]
+        overlap: dict[str, int] = {}
+        for member in joint.members:
+            for other in joints_over[member]:
+                if other != joint.id:
+                    overlap[other] = overlap.get(other, 0) + sizes[member]
+        for other, slots in overlap.items():
+            for ids, _, support in shared_of[other]:
+                ids_below.append(ids)
+                weights_below.append(support * slots / records[other])
+        if not ids_below:
+            continue
+        below = np.bincount(np.concatenate(ids_below), weights=np.concatenate(weights_below), minlength=vocabulary)
         for ids, _, support in shared:
             for x, c in zip(ids.tolist(), support.tolist()):
                 lo, hi = ptr[x], ptr[x + 1]
-                sums.add_at(position[lo:hi], c / records * below[partner[lo:hi]])
+                sums.add_at(position[lo:hi], c / n * below[partner[lo:hi]])
     return sums.flush()
