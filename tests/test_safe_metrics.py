@@ -22,6 +22,7 @@ from privtool.trail import Trail
 
 def test_pem_of_figure1_before_and_after() -> None:
     assert pem(figure1_release())["pem"] == 0.5  # {a, abcd x4, ab} is vulnerable, {e, e} is not
+    assert pem(figure1_release())["pem_literal"] == 1.0
     out = safe_disassociate(Outcome(figure1_release(), Trail()), 2, 2, 30, Context())
     assert pem(out.release)["pem"] == 0.0
     assert rlm(out.release)["rlm"] == 0.0  # partial suppression keeps every support (lemma 2)

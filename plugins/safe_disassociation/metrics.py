@@ -1,7 +1,9 @@
 """PEM, RLM and RAE (safe-disassociation paper, section 5.1).
 
 * PEM = vRC / RC: the share of record chunks with a covered item (5.1.1).
-  Shared chunks are reported beside it, not mixed in.
+  Shared chunks are reported beside it, not mixed in. ``pem_literal`` also
+  counts the single-item chunks, which equation 2 matches trivially (see
+  :mod:`privtool.attacks.cover` for why they are not vulnerable).
 * RLM = sum_x (s(x, T*) - s(x, T')) / sum_x s(x, T*) (5.1.2): the net loss of
   item occurrences between the disassociated release T* and the safe release
   T', over the items of record and shared chunks (term chunks publish no
@@ -39,9 +41,12 @@ def pem(release: Release) -> dict[str, Any]:
     record = [c for c in covers if c.ref.kind == RECORD]
     shared = [c for c in covers if c.ref.kind != RECORD]
     vulnerable = sum(c.vulnerable for c in record)
+    single = sum(len(c.itemset) == 1 for c in record)
     return {
         "pem": vulnerable / len(record) if record else 0.0,
+        "pem_literal": (vulnerable + single) / len(record) if record else 0.0,
         "vulnerable_record_chunks": vulnerable,
+        "single_item_record_chunks": single,
         "record_chunks": len(record),
         "vulnerable_shared_chunks": sum(c.vulnerable for c in shared),
         "shared_chunks": len(shared),
