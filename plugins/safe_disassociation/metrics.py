@@ -130,6 +130,7 @@ class Rae(Metric):
     needs = ("original",)
     summary = "relative association error of item pairs, original vs expected reconstruction (5.1.3)"
     applies_to = ("disassociated",)
+    needs = ("original",)
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         return rae(release, evidence)
