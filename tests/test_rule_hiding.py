@@ -263,7 +263,7 @@ def test_remining_reports_margins_and_breaches(registry) -> None:
 
 # ------------------------------------------------------------------ CLI
 def test_cli_rules_ids_feed_hide(tmp_path, run_cli) -> None:
-    data = tmp_path / "t1.dat"
+    data = tmp_path / "t1.txt"
     data.write_text("\n".join(TABLE1) + "\n")
     listed = run_cli("rules", data, "--min-support", "0.375", "--min-confidence", "0.6", "--json")
     assert listed.code == 0
@@ -271,7 +271,7 @@ def test_cli_rules_ids_feed_hide(tmp_path, run_cli) -> None:
     assert payload["rules_total"] == 61 and payload["min_support"] == 3
     ab = next(r for r in payload["rules"] if r["antecedent"] == ["a"] and r["consequent"] == ["b"])
     (tmp_path / "rules.txt").write_text(f"# the rule a => b, by id\n{ab['id']}\n")
-    out, rel, trail = tmp_path / "out.dat", tmp_path / "rel.json", tmp_path / "trail.json"
+    out, rel, trail = tmp_path / "out.txt", tmp_path / "rel.json", tmp_path / "trail.json"
     result = run_cli("hide", data, "--rules", tmp_path / "rules.txt", "--min-support", "0.375", "--min-confidence", "0.6",
                      "--sanitizer", "mfi-relevance", "-o", out, "--release", rel, "--trail", trail, "-q")
     assert result.code == 0, result.err
@@ -283,15 +283,15 @@ def test_cli_rules_ids_feed_hide(tmp_path, run_cli) -> None:
 
 
 def test_cli_hide_bad_rule_line_exits_2(tmp_path, run_cli) -> None:
-    data = tmp_path / "t1.dat"
+    data = tmp_path / "t1.txt"
     data.write_text("\n".join(TABLE1) + "\n")
     (tmp_path / "rules.txt").write_text("a => b\nc =>\n")
-    result = run_cli("hide", data, "--rules", tmp_path / "rules.txt", "--min-support", "3", "--min-confidence", "0.6", "-o", tmp_path / "o.dat")
+    result = run_cli("hide", data, "--rules", tmp_path / "rules.txt", "--min-support", "3", "--min-confidence", "0.6", "-o", tmp_path / "o.txt")
     assert result.code == 2
     assert "rules.txt, line 2" in result.err and "Traceback" not in result.err
-    assert not (tmp_path / "o.dat").exists()
+    assert not (tmp_path / "o.txt").exists()
     (tmp_path / "ids.txt").write_text("r0000000000\n")
-    result = run_cli("hide", data, "--rules", tmp_path / "ids.txt", "--min-support", "3", "--min-confidence", "0.6", "-o", tmp_path / "o.dat")
+    result = run_cli("hide", data, "--rules", tmp_path / "ids.txt", "--min-support", "3", "--min-confidence", "0.6", "-o", tmp_path / "o.txt")
     assert result.code == 2 and "ids.txt, line 1: rule id r0000000000" in result.err
 
 

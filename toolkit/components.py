@@ -11,7 +11,8 @@ below fix the method each kind must implement; plugins subclass them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import io
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from .context import Context
 from .dataset import Dataset
+from .errors import InputError
 from .params import Param
 from .release import Release
 from .results import Certificate, Finding
@@ -111,48 +113,92 @@ class Anonymizer(Component):
         raise NotImplementedError
 
 
+CRITERIA = ("singling-out", "linkability", "inference", "faithfulness")
+"""The sections of an audit: the three WP29 criteria of anonymisation, plus
+faithfulness (nothing lost or invented). Attacks and verifiers name theirs."""
+
+
 class Attack(Component):
-    """What an adversary can learn from a release; returns findings."""
+    """What an adversary can learn from a release; returns findings.
+    ``criterion`` (one of :data:`CRITERIA`) places its findings in the audit."""
 
     kind = "attack"
     applies_to: ClassVar[tuple[str, ...]] = ()
+    criterion: ClassVar[str] = "linkability"
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
         raise NotImplementedError
 
 
 class Verifier(Component):
-    """Proves or refutes one guarantee of a release; returns certificates."""
+    """Proves or refutes one guarantee of a release; returns certificates.
+    ``criterion`` (one of :data:`CRITERIA`) places them in the audit."""
 
     kind = "verifier"
     applies_to: ClassVar[tuple[str, ...]] = ()
+    criterion: ClassVar[str] = "singling-out"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         raise NotImplementedError
 
 
 class Metric(Component):
-    """A utility or risk figure of a release, as ``{name: value}``."""
+    """A utility or risk figure of a release, as a flat ``{name: number}`` dict
+    (nested detail only under keys ending in ``_detail``).
+
+    ``needs`` lists the evidence the metric cannot work without (``"original"``,
+    ``"trail"``); ``privtool metrics`` reports it as skipped, with the reason, when
+    that evidence is missing. A metric whose needs depend on its parameters or
+    on the release raises :class:`~privtool.errors.MissingEvidence` instead.
+    """
 
     kind = "metric"
     applies_to: ClassVar[tuple[str, ...]] = ()
+    needs: ClassVar[tuple[str, ...]] = ()
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         raise NotImplementedError
 
 
 class Format(Component):
-    """A dataset file format; ``extensions`` (without the dot, before any
-    compression suffix) select it when ``--format`` is not given."""
+    """A dataset file format; ``extensions`` (without the leading dot, before
+    any compression suffix; compound ones such as ``long.csv`` allowed) select
+    it when ``--format`` is not given.
+
+    :func:`privtool.io.read_dataset` hands :meth:`read_bytes` the decompressed
+    bytes of the whole file (a UTF-8 byte-order mark removed); errors are
+    :class:`~privtool.errors.InputError` naming ``source`` and the line.
+    :meth:`write` raises :class:`~privtool.errors.OutputError` for a dataset the
+    format cannot hold, before or while writing (the output is atomic)."""
 
     kind = "format"
     extensions: ClassVar[tuple[str, ...]] = ()
 
+    def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
+        """Parse the whole (decompressed) file. The default decodes UTF-8, naming
+        the line of the first undecodable byte, and calls :meth:`read`; formats
+        with a vectorised parser over the raw bytes override this instead."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise InputError(f"byte 0x{data[exc.start]:02x} is not UTF-8 text", path=source, line=line) from None
+        return self.read(io.StringIO(text, newline=""), source, params)
+
     def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
+        """Parse a text stream (universal newlines, line ends kept)."""
         raise NotImplementedError
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    def write_blocks(self, blocks: Iterable[Dataset], stream: IO[str], params: dict[str, Any]) -> None:
+        """Write consecutive blocks of records as one file (streaming writers,
+        e.g. ``privtool synth``). The default writes each block in turn, which is
+        right for line-per-record formats; a format with a header or a footer
+        overrides it to write those once."""
+        for block in blocks:
+            self.write(block, stream, params)
 
 
 KINDS: dict[str, type[Component]] = {

@@ -61,6 +61,18 @@ def _key_words(key: Sequence[int | str]) -> list[int]:
     return words
 
 
+@dataclass(frozen=True)
+class SeedSplitter:
+    """A picklable source of per-unit generators: hand it to worker functions
+    (``ctx.seeds``) so that a unit draws the same numbers wherever it runs."""
+
+    seed: int = 0
+
+    def rng(self, *key: int | str) -> np.random.Generator:
+        """A generator that depends only on the seed and ``key``."""
+        return np.random.default_rng(np.random.SeedSequence([self.seed & 0xFFFFFFFF, *_key_words(key)]))
+
+
 @dataclass
 class Context:
     """Executor, seed, progress and logger for one run.
@@ -76,9 +88,14 @@ class Context:
     progress: ProgressReporter = field(default_factory=SilentProgress)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("privtool"))
 
+    @property
+    def seeds(self) -> SeedSplitter:
+        """The picklable seed splitter, for functions that run in workers."""
+        return SeedSplitter(self.seed)
+
     def rng(self, *key: int | str) -> np.random.Generator:
         """A generator seeded from ``(seed, *key)``; see the class docstring."""
-        return np.random.default_rng(np.random.SeedSequence([self.seed & 0xFFFFFFFF, *_key_words(key)]))
+        return self.seeds.rng(*key)
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], description: str) -> list[R]:
         """Apply ``fn`` to every item through the executor, results in input order,

@@ -44,9 +44,19 @@ class InputError(UserError):
         self.line = line
 
 
+class OutputError(UserError):
+    """An output cannot be written as asked (e.g. a label its format cannot hold)."""
+
+
 class ParameterError(UserError):
     """A parameter is missing, of the wrong type or out of range."""
 
 
 class PluginError(UserError):
     """Plugins clash (two claim one component name) or a component is unknown."""
+
+
+class MissingEvidence(UserError):
+    """A metric, attack or verifier needs evidence (the original data, the trail)
+    that was not given, or the evidence given cannot support it (an original
+    without a single pair, say); callers may report it as skipped instead of failing."""

@@ -1,59 +1,75 @@
 """Reading and writing dataset files: compression, format detection, errors.
 
 The formats themselves are components (hook ``privtool_formats``). This module
-picks one from the file name (``data.csv.gz`` -> ``csv`` in gzip) unless a format
-is named, opens the file transparently through gzip / bz2 / xz, and turns every
-way a read can fail into one :class:`~privtool.errors.InputError` sentence.
-Writes are atomic.
+picks one from the file name (``data.csv.gz`` -> ``csv`` in gzip; the longest
+matching extension wins, so ``data.long.csv`` -> ``csv-long``) unless a format is
+named, decompresses gzip / bz2 / xz transparently, and turns every way a read
+can fail into one :class:`~privtool.errors.InputError` sentence. Writes are
+atomic; compressed output is byte-reproducible (no name or time in the header).
 """
 
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import hashlib
 import io
 import lzma
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
 from .atomic import atomic_open
 from .dataset import Dataset
-from .errors import InputError, ParameterError
+from .errors import InputError, OutputError, ParameterError
 from .params import resolve
 from .registry import Registry
 
-_COMPRESSORS: dict[str, Callable[..., IO[bytes]]] = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}
+_OPENERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
+    ".gz": lambda f: gzip.GzipFile(fileobj=f, mode="rb"),
+    ".bz2": lambda f: bz2.BZ2File(f, mode="rb"),
+    ".xz": lambda f: lzma.LZMAFile(f, mode="rb"),
+}
+_MAGIC: dict[str, bytes] = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
+_NAMES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 
 
 def split_suffixes(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """``("csv", ".gz")`` for ``data.csv.gz``; ``("dat", "")`` for ``x.dat``."""
+    """``("csv", ".gz")`` for ``data.csv.gz``; ``("dat", "")`` for ``x.dat``;
+    ``("long.csv", "")`` for ``x.long.csv`` (everything after the first dot of
+    the name, less the compression suffix)."""
     name = Path(path).name.lower()
     compression = ""
-    for suffix in _COMPRESSORS:
+    for suffix in _OPENERS:
         if name.endswith(suffix):
             compression = suffix
             name = name[: -len(suffix)]
             break
-    ext = name.rsplit(".", 1)[1] if "." in name else ""
+    ext = name.split(".", 1)[1] if "." in name else ""
     return ext, compression
 
 
 def choose_format(registry: Registry, path: str | os.PathLike[str], name: str | None) -> Any:
-    """The format component named ``name``, or the one whose extension matches."""
+    """The format component named ``name``, or the one whose extension is the
+    longest dot-separated tail of the file name (compression suffix removed)."""
     if name:
         return registry.get("format", name)
     ext, _ = split_suffixes(path)
+    best, best_len = None, -1
     for fmt in registry.all("format"):
-        if ext in fmt.extensions:
-            return fmt
-    known = ", ".join(f"{f.name} (.{', .'.join(f.extensions)})" for f in registry.all("format"))
-    raise ParameterError(f"cannot tell the format of {path} from its extension; pass --format (known: {known}).")
+        for candidate in fmt.extensions:
+            if (ext == candidate or ext.endswith("." + candidate)) and len(candidate) > best_len:
+                best, best_len = fmt, len(candidate)
+    if best is None:
+        known = "; ".join(f"{f.name} (.{', .'.join(f.extensions)})" for f in registry.all("format"))
+        raise ParameterError(f"cannot tell the format of {path} from its extension; pass --format (known: {known}).")
+    return best
 
 
-def _check_readable(path: Path) -> None:
+def check_readable(path: Path) -> None:
+    """An :class:`InputError` unless ``path`` is a readable file."""
     if not path.exists():
         raise InputError("no such file", path=path)
     if path.is_dir():
@@ -62,28 +78,69 @@ def _check_readable(path: Path) -> None:
         raise InputError("permission denied", path=path)
 
 
+def check_output(path: Path) -> None:
+    """An :class:`InputError` when ``path`` cannot be an output file name."""
+    if path.is_dir():
+        raise InputError("expected an output file name, found a directory", path=path)
+    if not path.parent.is_dir():
+        raise InputError("the output directory does not exist", path=path.parent)
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The whole content of ``path``, decompressed when its first bytes are a
+    gzip, bzip2 or xz header (whatever the name says), without a UTF-8 BOM.
+
+    A name ending in ``.gz``/``.bz2``/``.xz`` whose content is not compressed
+    that way is an error (a renamed or truncated download)."""
+    path = Path(path)
+    check_readable(path)
+    _, named = split_suffixes(path)
+    try:
+        with open(path, "rb") as raw_file:
+            head = raw_file.read(8)
+            raw_file.seek(0)
+            found = next((suffix for suffix, magic in _MAGIC.items() if head.startswith(magic)), "")
+            if named and found != named:
+                raise InputError(f"the name ends in {named} but the content is not {_NAMES[named]}-compressed", path=path)
+            data = _OPENERS[found](raw_file).read() if found else raw_file.read()
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        kind = f"{_NAMES[found]}-compressed " if found else ""
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise InputError(f"cannot read the {kind}file ({reason})", path=path) from None
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    return data
+
+
 def read_dataset(
     registry: Registry, path: str | os.PathLike[str], fmt: str | None = None, options: dict[str, Any] | None = None
 ) -> Dataset:
-    """Read a dataset file; ``options`` are the format's parameters (e.g. ``delimiter``)."""
+    """Read a dataset file; ``options`` are the format's parameters (e.g. ``delimiter``).
+
+    An empty file, or one without a single item, is an error: there is nothing to publish."""
     path = Path(path)
-    _check_readable(path)
+    check_readable(path)
     component = choose_format(registry, path, fmt)
     params = resolve(component.params, options or {}, f"format {component.name!r}")
-    _, compression = split_suffixes(path)
-    try:
-        with open(path, "rb") as raw_file:
-            raw: IO[bytes] = _COMPRESSORS[compression](fileobj=raw_file) if compression else raw_file
-            text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
-            dataset = component.read(text, str(path), params)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"the file is not UTF-8 text ({exc.reason})", path=path) from None
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        kind = f"{compression[1:]}-compressed " if compression else ""
-        raise InputError(f"cannot read the {kind}file: {exc}", path=path) from None
-    if dataset.n_records == 0:
-        raise InputError("the file holds no records", path=path)
+    data = read_bytes(path)
+    if not data or data.isspace():
+        raise InputError("the file is empty", path=path)
+    dataset = component.read_bytes(data, str(path), params)
+    if dataset.n_occurrences == 0:
+        raise InputError(f"the file holds {dataset.n_records} records but not a single item", path=path)
     return dataset
+
+
+def open_compressed_writer(raw_out: IO[bytes], compression: str) -> IO[bytes]:
+    """A binary sink compressing into ``raw_out``: deterministic bytes (gzip
+    header without file name and with mtime 0)."""
+    if compression == ".gz":
+        return gzip.GzipFile(filename="", fileobj=raw_out, mode="wb", mtime=0)
+    if compression == ".bz2":
+        return bz2.BZ2File(raw_out, mode="wb")
+    if compression == ".xz":
+        return lzma.LZMAFile(raw_out, mode="wb")
+    return raw_out
 
 
 def write_dataset(
@@ -93,23 +150,41 @@ def write_dataset(
     fmt: str | None = None,
     options: dict[str, Any] | None = None,
 ) -> None:
-    """Write ``dataset`` atomically, compressed when the name ends in .gz/.bz2/.xz."""
+    """Write ``dataset`` atomically, compressed when the name ends in .gz/.bz2/.xz.
+
+    A dataset the format cannot hold raises :class:`OutputError` naming ``path``
+    and leaves no file behind."""
+    write_dataset_blocks(registry, [dataset], path, fmt, options)
+
+
+def write_dataset_blocks(
+    registry: Registry,
+    blocks: Iterable[Dataset],
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> None:
+    """Write consecutive blocks of records as one file, each block written as it
+    arrives (memory stays bounded by one block); atomic, compressed and checked
+    like :func:`write_dataset`."""
     path = Path(path)
+    check_output(path)
     component = choose_format(registry, path, fmt)
     params = resolve(component.params, options or {}, f"format {component.name!r}")
     _, compression = split_suffixes(path)
-    with atomic_open(path, "wb") as raw_out:
-        sink: IO[bytes] = raw_out
-        if compression == ".gz":
-            sink = gzip.GzipFile(fileobj=raw_out, mode="wb", mtime=0)
-        elif compression:
-            sink = _COMPRESSORS[compression](raw_out, mode="wb")
-        text = io.TextIOWrapper(sink, encoding="utf-8", newline="")
-        component.write(dataset, text, params)
-        text.flush()
-        text.detach()
-        if sink is not raw_out:
-            sink.close()
+    try:
+        with atomic_open(path, "wb") as raw_out:
+            sink = open_compressed_writer(raw_out, compression)
+            text = io.TextIOWrapper(sink, encoding="utf-8", newline="")
+            component.write_blocks(blocks, text, params)
+            text.flush()
+            text.detach()
+            if sink is not raw_out:
+                sink.close()
+    except OutputError as exc:
+        raise OutputError(f"{path}: {exc.message}") from None
+    except OSError as exc:
+        raise InputError(f"cannot write the file ({exc.strerror or exc})", path=path) from None
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:

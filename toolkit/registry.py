@@ -25,6 +25,13 @@ from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
+    "generalization": "privtool.plugins.generalization",
+    "disassociation": "privtool.plugins.disassociation",
+    "linkage": "privtool.attacks.linkage",
+    "utility-metrics": "privtool.plugins.utility_metrics",
+    "verify": "privtool.verify.plugin",
+    "safe-disassociation": "privtool.plugins.safe_disassociation",
+    "cover-linkage": "privtool.attacks.cover_linkage",
     "rulehiding": "privtool.plugins.rulehiding",
     "rule-remining": "privtool.attacks.remining",
 }
@@ -88,7 +95,9 @@ class Registry:
             raise PluginError(f"plugin {plugin_name!r} registered a {kind} without a name.")
         earlier = self._owner.get((kind, name))
         if earlier is not None:
-            raise PluginError(f"plugins {earlier!r} and {plugin_name!r} both register a {kind} called {name!r}.")
+            label = kind.replace("_", " ")
+            article = "an" if label[0] in "aeiou" else "a"
+            raise PluginError(f"plugins {earlier!r} and {plugin_name!r} both register {article} {label} called {name!r}.")
         self._components[kind][name] = component
         self._owner[(kind, name)] = plugin_name
 

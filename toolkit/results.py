@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 SEVERITIES = ("breach", "risk", "info")
+ORIGINAL_DATA_KEYS = ("target_record", "original_record", "original_records", "known_items")
+"""Evidence keys that hold records of the original data (never published by default)."""
 
 
 @dataclass
@@ -20,7 +22,10 @@ class Finding:
     guarantee (``privtool attack`` then exits 1), ``risk`` when it does not break
     it but matters (e.g. a success probability above 1/k of a weaker model),
     ``info`` otherwise. ``evidence`` holds what a reader needs to check it by hand
-    (itemsets, counts, the chunk it comes from), JSON-ready.
+    (itemsets, counts, the chunk it comes from), JSON-ready. Evidence taken from
+    the original data (not the release) goes under the keys in
+    :data:`ORIGINAL_DATA_KEYS`, which reports leave out unless asked to include
+    examples.
     """
 
     attack: str

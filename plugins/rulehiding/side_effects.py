@@ -111,9 +111,8 @@ class RuleSideEffects(Metric):
     name = "rule-side-effects"
     summary = "hiding failure, lost and ghost rules, misses cost, dissimilarity, side-effect factor of a rule-hiding release"
     applies_to = ("sanitized",)
+    needs = ("original",)
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        if evidence.original is None:
-            raise ParameterError(f"metric {self.name!r} needs the original data (--original DATA).")
         rules, thresholds = release_rules(release)
         return side_effects(evidence.original, release_dataset(release), rules, thresholds, evidence.trail)

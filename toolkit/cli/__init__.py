@@ -18,7 +18,23 @@ from .. import __version__
 from ..errors import EXIT_USAGE, UserError
 from .common import AppState
 
-COMMAND_MODULES = ("plugins", "stats", "anonymize", "rules", "hide")
+COMMAND_MODULES = (
+    "plugins",
+    "stats",
+    "convert",
+    "synth",
+    "anonymize",
+    "hierarchy",
+    "sanitize",
+    "rules",
+    "hide",
+    "metrics",
+    "verify",
+    "attack",
+    "audit",
+    "compare",
+    "tour",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -4,6 +4,7 @@ context options, ``--config`` files and component options given as free
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import tomllib
@@ -15,11 +16,14 @@ from typing import Any
 import click
 from rich.console import Console
 
+from ..components import Evidence
 from ..context import Context
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
+from ..io import choose_format, read_dataset
 from ..params import Param
 from ..registry import Registry, load_registry
+from ..trail import read_trail
 
 
 @dataclass
@@ -128,3 +132,45 @@ def describe_params(spec: Sequence[Param]) -> str:
         option = p.option if p.type is not bool else f"{p.option}/--no-{p.option[2:]}"
         lines.append(f"  {option} ({', '.join(bits)}; {default}): {p.help}")
     return "\n".join(lines)
+
+
+def load_evidence(registry: Registry, original: str | None, fmt: str | None, trail: str | None) -> Evidence:
+    """What ``verify``, ``attack``, ``metrics`` and ``audit`` may read besides the
+    release: the original dataset and the private trail, each when given."""
+    return Evidence(
+        original=read_dataset(registry, original, fmt) if original else None,
+        trail=read_trail(trail) if trail else None,
+    )
+
+
+def format_options(registry: Registry, path: str, fmt: str | None, args: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """The format of ``path`` (``fmt`` or from its extension) and its options
+    taken from the free arguments (``--delimiter ';'``)."""
+    component = choose_format(registry, path, fmt)
+    return component.name, parse_component_options(args, component.params, f"format {component.name!r}")
+
+
+def two_format_options(
+    registry: Registry, source: tuple[str, str | None], target: tuple[str, str | None], args: Sequence[str]
+) -> tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]:
+    """Like :func:`format_options` for an input and an output ``(path, fmt)``.
+
+    An option such as ``--delimiter`` applies to each side whose format declares
+    it; ``--in-delimiter`` / ``--out-delimiter`` set one side only and win."""
+    sides = [choose_format(registry, path, fmt) for path, fmt in (source, target)]
+    spec: dict[str, Param] = {}
+    for prefix, component in zip(("in_", "out_"), sides):
+        for param in component.params:
+            spec[prefix + param.name] = dataclasses.replace(param, name=prefix + param.name)
+            spec.setdefault(param.name, param)
+    values = parse_component_options(args, list(spec.values()), f"converting {sides[0].name} to {sides[1].name}")
+    result = []
+    for prefix, component in zip(("in_", "out_"), sides):
+        options = {}
+        for param in component.params:
+            for key in (prefix + param.name, param.name):
+                if key in values:
+                    options[param.name] = values[key]
+                    break
+        result.append((component.name, options))
+    return result[0], result[1]

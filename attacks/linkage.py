@@ -1,0 +1,220 @@
+"""Background-knowledge linkage (attack ``linkage``), for every release kind.
+
+Adversary model (issue 7, item 3): the targets are records of the original
+dataset (all, or a seeded sample of ``targets``); for each target the adversary
+knows one itemset of at most ``known`` of its items (every such itemset is
+tried, or a seeded sample of ``max_itemsets`` of them when there are more).
+For a known itemset ``Q`` the attack counts the records of the release that
+could be the target's:
+
+* ``disassociated``: the **largest** support of ``Q`` over all reconstructions
+  (:meth:`ReconstructionModel.max_support`); below ``k`` means that in every
+  dataset the release could have come from, fewer than ``k`` records match;
+* ``generalized``: the published records in which every item of ``Q`` is covered
+  by a label (the label is the item or one of its ancestors in the published
+  hierarchy), the knowledge generalised as the release is;
+* ``sanitized``: the published records that contain ``Q``.
+
+A count ``c`` with ``0 < c < k`` is a finding. The prosecutor success rate of
+a target is ``1 / min c`` over its known itemsets (the best-informed adversary),
+ARX-style summaries are given per release: records at risk (rate above ``1/k``),
+highest risk, average success rate. For disassociated and generalized releases
+such a finding breaks the stated guarantee (severity ``breach``); a sanitized
+release promises only rule hiding, so there it is a ``risk``. A count of 0 means
+the target's items were not published together (suppressed): no link.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from privtool.components import Attack, Evidence
+from privtool.context import Context, SeedSplitter
+from privtool.dataset import Dataset
+from privtool.errors import ParameterError
+from privtool.hookspecs import hookimpl
+from privtool.params import Param
+from privtool.release import Release
+from privtool.results import Finding
+
+EXAMPLES_SHOWN = 20
+
+
+def known_itemsets(record: Sequence[str], known: int, limit: int, rng: np.random.Generator) -> list[tuple[str, ...]]:
+    """Every itemset of 1..``known`` items of ``record``, or a uniform sample of
+    ``limit`` of them (without repeats) when there are more."""
+    n = len(record)
+    total = sum(math.comb(n, size) for size in range(1, min(known, n) + 1))
+    if total <= limit:
+        return [q for size in range(1, min(known, n) + 1) for q in itertools.combinations(record, size)]
+    chosen: set[tuple[str, ...]] = set()
+    sizes = np.arange(1, min(known, n) + 1)
+    weights = np.array([math.comb(n, int(s)) for s in sizes], dtype=float)
+    while len(chosen) < limit:
+        size = int(rng.choice(sizes, p=weights / weights.sum()))
+        picks = np.sort(rng.choice(n, size=size, replace=False))
+        chosen.add(tuple(record[i] for i in picks))
+    return sorted(chosen)
+
+
+class _RecordCounter:
+    """Counts published records (with multiplicity) whose covered items include a query.
+
+    ``covers`` maps each published record to the original items it covers: the
+    record's own items (sanitized) or every leaf under its labels (generalized).
+    Distinct published records are counted once with their multiplicity.
+    """
+
+    def __init__(self, covered: Sequence[frozenset[str]]) -> None:
+        distinct: dict[frozenset[str], int] = {}
+        for items in covered:
+            distinct[items] = distinct.get(items, 0) + 1
+        self.weights = np.array(list(distinct.values()), dtype=np.int64)
+        rows: dict[str, list[int]] = {}
+        for row, items in enumerate(distinct):
+            for item in items:
+                rows.setdefault(item, []).append(row)
+        self.rows = {item: np.array(r, dtype=np.int64) for item, r in rows.items()}
+
+    def __call__(self, query: Sequence[str]) -> int:
+        lists = sorted((self.rows.get(item) for item in query), key=lambda r: -1 if r is None else len(r))
+        if lists[0] is None:
+            return 0
+        common = lists[0]
+        for other in lists[1:]:
+            common = np.intersect1d(common, other, assume_unique=True)
+            if not len(common):
+                return 0
+        return int(self.weights[common].sum())
+
+
+def _leaves_under(hierarchy: dict[str, Any]) -> Callable[[str], frozenset[str]]:
+    """Leaves of the published hierarchy under each node (a leaf covers itself)."""
+    children: dict[str, list[str]] = {}
+    for child, parent in hierarchy["edges"]:
+        children.setdefault(parent, []).append(child)
+    memo: dict[str, frozenset[str]] = {}
+
+    def leaves(node: str) -> frozenset[str]:
+        if node not in memo:
+            stack, out = [node], set()
+            while stack:
+                current = stack.pop()
+                kids = children.get(current)
+                if kids:
+                    stack.extend(kids)
+                else:
+                    out.add(current)
+            memo[node] = frozenset(out)
+        return memo[node]
+
+    return leaves
+
+
+def match_counter(release: Release) -> Callable[[Sequence[str]], int]:
+    """The function that counts the candidate records of a known itemset."""
+    if release.kind == "disassociated":
+        from .reconstruction import ReconstructionModel
+
+        return ReconstructionModel(release).max_support
+    if release.kind == "generalized":
+        leaves = _leaves_under(release.hierarchy or {"edges": []})
+        return _RecordCounter([frozenset().union(*(leaves(label) for label in record)) for record in release.records])
+    return _RecordCounter([frozenset(record) for record in release.records])
+
+
+def _attack_targets(
+    counter: Callable[[Sequence[str]], int], k: int, known: int, limit: int, seeds: SeedSplitter, batch: list[tuple[int, list[str]]]
+) -> list[tuple[int, int, int, tuple[str, ...] | None]]:
+    """For each target: (position, itemsets tried, smallest non-zero count, its itemset)."""
+    out = []
+    for position, record in batch:
+        rng = seeds.rng("linkage-knowledge", position)
+        best, best_query, tried = 0, None, 0
+        for query in known_itemsets(record, known, limit, rng):
+            tried += 1
+            count = counter(query)
+            if count and (best == 0 or count < best):
+                best, best_query = count, query
+        out.append((position, tried, best, best_query))
+    return out
+
+
+class BackgroundLinkage(Attack):
+    name = "linkage"
+    summary = "background-knowledge linkage: known itemsets matching fewer than k records (prosecutor risk)"
+    applies_to = ("disassociated", "generalized", "sanitized")
+    criterion = "linkability"
+    params = (
+        Param("known", int, None, "Items the adversary knows (default: the release's m, or 2).", min=1),
+        Param("targets", int, None, "Attack a seeded sample of this many original records (default: all).", min=1),
+        Param("max_itemsets", int, 1000, "Known itemsets tried per target at most (a seeded sample beyond).", min=1),
+    )
+
+    def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
+        original = evidence.original
+        if original is None:
+            return [Finding(self.name, "info", "not run: targets are records of the original; give --original")]
+        k = release.params.get("k")
+        if not isinstance(k, int) or k < 2:
+            if release.kind != "sanitized":
+                raise ParameterError("the release states no k >= 2 in its params, so linkage has no threshold.")
+            k = 2
+        known = params["known"] or int(release.params.get("m") or 2)
+        positions = _choose_targets(original, params["targets"], ctx)
+        counter = match_counter(release)
+        records = [(int(p), original.record_labels(int(p))) for p in positions]
+        batches = [records[i : i + 500] for i in range(0, len(records), 500)]
+        work = partial(_attack_targets, counter, k, known, params["max_itemsets"], ctx.seeds)
+        results = [r for batch in ctx.map(work, batches, f"linkage ({len(records)} targets)") for r in batch]
+        return self._findings(release, k, known, results)
+
+    def _findings(self, release: Release, k: int, known: int, results: list) -> list[Finding]:
+        severity = "risk" if release.kind == "sanitized" else "breach"
+        rates = np.array([1.0 / best if best else 0.0 for _, _, best, _ in results])
+        at_risk = [r for r in results if 0 < r[2] < k]
+        summary = {
+            "targets": len(results),
+            "known": known,
+            "itemsets_tried": int(sum(r[1] for r in results)),
+            "records_at_risk": len(at_risk),
+            "share_at_risk": round(len(at_risk) / len(results), 6) if results else 0.0,
+            "highest_risk": float(rates.max()) if len(rates) else 0.0,
+            "average_success_rate": round(float(rates.mean()), 6) if len(rates) else 0.0,
+            "threshold": f"1/k = {1 / k:.4g}",
+        }
+        findings = [Finding(self.name, "info", f"prosecutor risk over {len(results)} targets", summary)]
+        for position, _, best, query in sorted(at_risk, key=lambda r: (r[2], r[0]))[:EXAMPLES_SHOWN]:
+            findings.append(
+                Finding(
+                    self.name,
+                    severity,
+                    f"{len(query)} known item(s) match {best} record(s) (< k = {k}) in every reconstruction"
+                    if release.kind == "disassociated"
+                    else f"{len(query)} known item(s) match {best} published record(s) (< k = {k})",
+                    {"target": position, "known_items": list(query), "candidates": best, "k": k},
+                )
+            )
+        if len(at_risk) > EXAMPLES_SHOWN:
+            findings.append(
+                Finding(self.name, severity, f"{len(at_risk) - EXAMPLES_SHOWN} more targets at risk (not listed)", {"count": len(at_risk) - EXAMPLES_SHOWN})
+            )
+        return findings
+
+
+def _choose_targets(original: Dataset, targets: int | None, ctx: Context) -> np.ndarray:
+    n = original.n_records
+    if targets is None or targets >= n:
+        return np.arange(n)
+    return np.sort(ctx.rng("linkage-targets").choice(n, size=targets, replace=False))
+
+
+@hookimpl
+def privtool_attacks() -> list[Attack]:
+    return [BackgroundLinkage()]

@@ -1,0 +1,64 @@
+"""A complete third-party privtool plugin: the anonymizer ``global-suppression``.
+
+It removes every item whose support (number of records holding it) is below
+``k``, everywhere, and drops the records left empty. What remains satisfies
+k^1-anonymity: every published item occurs in at least k records of the input.
+The release is of kind ``sanitized``; the private trail lists every removed
+item occurrence and every dropped record, so nothing is lost silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from privtool.components import Anonymizer, Outcome
+from privtool.context import Context
+from privtool.dataset import Dataset
+from privtool.hookspecs import hookimpl
+from privtool.params import K
+from privtool.release import Release
+from privtool.trail import Trail
+
+
+class GlobalSuppression(Anonymizer):
+    name = "global-suppression"
+    summary = "remove every item with support below k (k^1-anonymity by suppression)"
+    params = (K,)
+
+    def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
+        k = params["k"]
+        with ctx.stage("suppressing rare items", total=1) as task:
+            rare = dataset.supports < k  # vectorised: one flag per item id
+            removed = rare[dataset.items]  # one flag per item occurrence
+            kept_per_record = np.bincount(dataset.record_of_occurrence[~removed], minlength=dataset.n_records)
+            task.advance()
+        kept = Dataset.from_csr(
+            np.concatenate([[0], np.cumsum(kept_per_record)]), dataset.items[~removed], dataset.labels, normalise=False
+        )
+        published = np.flatnonzero(kept_per_record > 0)
+        dropped = np.flatnonzero(kept_per_record == 0)
+        release = Release(
+            kind="sanitized",
+            records=kept.subset(published).to_label_records(),
+            stats={
+                "records_in": dataset.n_records,
+                "records_published": int(len(published)),
+                "suppressed_records": int(len(dropped)),
+                "item_occurrences_in": dataset.n_occurrences,
+                "item_occurrences_published": int((~removed).sum()),
+            },
+        )
+        occurrence_record = dataset.record_of_occurrence[removed].tolist()
+        occurrence_label = [dataset.labels[j] for j in dataset.items[removed].tolist()]
+        trail = Trail(
+            suppressed_records=dropped.tolist(),
+            removed_items=[[r, label] for r, label in zip(occurrence_record, occurrence_label)],
+        )
+        return Outcome(release, trail)
+
+
+@hookimpl
+def privtool_anonymizers() -> list[Anonymizer]:
+    return [GlobalSuppression()]

@@ -1,0 +1,291 @@
+"""The ``safe-disassociation`` sanitizer: a disassociated release in, a release
+with no covered item out (safe-disassociation paper, section 4.1).
+
+For every vulnerable chunk (definition 3, :mod:`privtool.attacks.cover`):
+
+* when preconditions (3), (4) and (R) hold (:mod:`.partial`), partial
+  suppression with a pairing drawn from ``ctx.rng("safe-disassociation",
+  owner, kind, index, pass)``;
+* otherwise the paper's fallback (section 5.2.2): the chunk's items are
+  suppressed, i.e. the chunk is removed from the release.
+
+Ghost sub-records need rows: a cluster's size grows only as much as needed for
+every record chunk to fit (``size = max(size, |R_C|)``), so a ghost sub-record
+fills a row that is empty in that chunk when there is one and adds a ghost
+record to the cluster otherwise; precondition (3) keeps every size within the
+maximum cluster size. Shared chunks (our extension; the paper treats record
+chunks only) take the same rules with precondition (3) read as "the two ghost
+sub-records fit in the rows of the joint cluster" (``|R_C| <= N - 2``, ``N`` the
+number of records of its member clusters), so they never enlarge a cluster.
+
+Termination (docs/algorithms/safe-disassociation.md gives the proof in full):
+partial suppression leaves ``I`` unchanged, keeps every item's support
+(lemma 2) and lowers ``s(I, R_C)`` by ``card >= 1``, so afterwards every item has
+support ``>= old s(I) > new s(I)``: the chunk has no covered item. Removing a
+chunk leaves nothing to cover. Neither action changes any other chunk (ghost
+rows are empty there). Hence one pass over the chunks removes every cover
+problem, and the "repeat until no chunk is vulnerable" loop stops after its
+second pass finds nothing; the loop checks this bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
+
+from privtool.attacks.cover import RECORD, SHARED, ChunkRef, analyse_chunk
+from privtool.components import Outcome, Sanitizer
+from privtool.context import Context, SeedSplitter
+from privtool.params import K, M, Param
+from privtool.release import Cluster, JointCluster, Release, canonical_itemset
+from privtool.trail import Trail
+
+from .partial import apply_suppression, draw_suppression, failed_preconditions
+
+NAME = "safe-disassociation"
+
+MAX_CLUSTER_SIZE = Param(
+    "max_cluster_size",
+    int,
+    30,
+    "delta: the largest number of records in a cluster (ghost records included).",
+    min=2,
+)
+"""Declared alike by the disassociation method (same name, type and default)."""
+
+MAX_PASSES = 2
+"""One pass fixes every chunk; the second finds nothing (module docstring)."""
+
+
+@dataclass
+class ChunkAction:
+    """What the sanitizer did to one vulnerable chunk (indices are those of the
+    input release)."""
+
+    ref: ChunkRef
+    itemset: list[str]
+    action: str  # "partial" or "suppressed"
+    failed: list[str] = field(default_factory=list)
+    parts: list[list[str]] = field(default_factory=list)
+    ghosts: list[list[str]] = field(default_factory=list)
+    removed_occurrences: int = 0
+    ghost_occurrences: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"chunk": str(self.ref), "itemset": self.itemset, "action": self.action}
+        if self.action == "partial":
+            out["parts"] = self.parts
+            out["ghosts"] = self.ghosts
+        else:
+            out["failed_preconditions"] = self.failed
+        return out
+
+
+@dataclass
+class ChunkSetResult:
+    """The chunks of one owner after sanitizing (``None`` for a removed chunk)."""
+
+    chunks: list[Sequence[Sequence[str]] | None]
+    actions: list[ChunkAction]
+    passes: int
+
+
+def sanitize_chunks(
+    owner: str,
+    kind: str,
+    chunks: Sequence[Sequence[Sequence[str]]],
+    capacity: int,
+    k: int,
+    m: int,
+    seeds: SeedSplitter,
+) -> ChunkSetResult:
+    """Make the chunks of one cluster (or one joint cluster) cover-free.
+
+    ``capacity`` bounds ``|R_C|`` before suppression: ``delta - 2`` for record
+    chunks (precondition (3)), ``N - 2`` for shared chunks.
+    """
+    # rows are never changed in place: a repaired chunk is a new list
+    current: list[Sequence[Sequence[str]] | None] = list(chunks)
+    actions: list[ChunkAction] = []
+    passes = 0
+    while True:
+        found = False
+        for index, rows in enumerate(current):
+            if rows is None:
+                continue
+            cover = analyse_chunk(rows, ChunkRef(owner, kind, index))
+            if not cover.vulnerable:
+                continue
+            found = True
+            if passes >= MAX_PASSES:
+                raise RuntimeError(f"chunk {cover.ref} still has a covered item after {passes} passes")
+            occurrences = cover.occurrences
+            failed = failed_preconditions(cover.rows, cover.itemset_support, len(cover.itemset), k, m, capacity + 2)
+            if failed:
+                current[index] = None
+                actions.append(ChunkAction(cover.ref, list(cover.itemset), "suppressed", failed, removed_occurrences=occurrences))
+                continue
+            rng = seeds.rng(NAME, owner, kind, index, passes)
+            suppression = draw_suppression(cover.itemset, rng)
+            current[index] = apply_suppression(rows, suppression)
+            moved = len(cover.itemset)
+            actions.append(
+                ChunkAction(
+                    cover.ref,
+                    list(cover.itemset),
+                    "partial",
+                    parts=[list(p) for p in suppression.parts],
+                    ghosts=[canonical_itemset(g) for g in suppression.ghosts if g],
+                    removed_occurrences=moved,
+                    ghost_occurrences=moved,
+                )
+            )
+        passes += 1
+        if not found:
+            return ChunkSetResult(current, actions, passes)
+
+
+def sanitize_cluster(cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter) -> tuple[Cluster, ChunkSetResult]:
+    """Record chunks of one cluster (a top-level function, for ``ctx.map``)."""
+    result = sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds)
+    kept = [[list(row) for row in rows] for rows in result.chunks if rows is not None]
+    size = max([cluster.size, *(len(rows) for rows in kept)])
+    return Cluster(cluster.id, size, kept, list(cluster.term_chunk)), result
+
+
+def joint_records(joint: JointCluster, sizes: dict[str, int], joints: dict[str, JointCluster]) -> int:
+    """Number of records of a joint cluster: the sizes of its member clusters,
+    members that are joint clusters expanded."""
+    total = 0
+    for member in joint.members:
+        total += joint_records(joints[member], sizes, joints) if member in joints else sizes[member]
+    return total
+
+
+@dataclass
+class SafeSummary:
+    """Counts of one sanitizer run (they go to the release stats)."""
+
+    vulnerable: int = 0
+    partial: int = 0
+    suppressed: int = 0
+    removed_occurrences: int = 0
+    ghost_occurrences: int = 0
+    ghost_subrecords: int = 0
+    ghost_records: int = 0
+    passes: int = 0
+
+
+def _index_map(chunks: Sequence[Any]) -> dict[int, int]:
+    """Input chunk index -> output index, for the chunks that are kept."""
+    out: dict[int, int] = {}
+    for index, rows in enumerate(chunks):
+        if rows is not None:
+            out[index] = len(out)
+    return out
+
+
+def _record(trail_ghosts: list[dict[str, Any]], summary: SafeSummary, notes: list[dict[str, Any]], result: ChunkSetResult) -> None:
+    new_index = _index_map(result.chunks)
+    summary.passes = max(summary.passes, result.passes)
+    for action in result.actions:
+        summary.vulnerable += 1
+        summary.removed_occurrences += action.removed_occurrences
+        summary.ghost_occurrences += action.ghost_occurrences
+        notes.append(action.to_json())
+        if action.action == "partial":
+            summary.partial += 1
+            summary.ghost_subrecords += len(action.ghosts)
+            for ghost in action.ghosts:
+                trail_ghosts.append({"cluster": action.ref.owner, "chunk": new_index[action.ref.index], "kind": action.ref.kind, "items": ghost})
+        else:
+            summary.suppressed += 1
+
+
+def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context) -> Outcome:
+    """The sanitizer's work on a whole outcome (see the module docstring)."""
+    release = outcome.release
+    before = sum(len(row) for ref_rows in _all_chunks(release) for row in ref_rows)
+    work = partial(sanitize_cluster, k=k, m=m, delta=delta, seeds=ctx.seeds)
+    results = ctx.map(work, release.clusters, "safe disassociation")
+    summary = SafeSummary()
+    ghosts: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
+    clusters = []
+    for old, (new, result) in zip(release.clusters, results):
+        clusters.append(new)
+        summary.ghost_records += new.size - old.size
+        _record(ghosts, summary, notes, result)
+    sizes = {c.id: c.size for c in clusters}
+    joints_by_id = {j.id: j for j in release.joint_clusters}
+    joints = []
+    for joint in release.joint_clusters:
+        capacity = joint_records(joint, sizes, joints_by_id) - 2
+        result = sanitize_chunks(joint.id, SHARED, joint.shared_chunks, capacity, k, m, ctx.seeds)
+        joints.append(JointCluster(joint.id, list(joint.members), [[list(row) for row in rows] for rows in result.chunks if rows is not None]))
+        _record(ghosts, summary, notes, result)
+    safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
+    safe.stats = _stats(release.stats, summary, before, safe)
+    trail = _trail(outcome.trail, ghosts, notes, summary, k, m, delta)
+    return Outcome(safe, trail)
+
+
+def _all_chunks(release: Release) -> list[list[list[str]]]:
+    chunks = [rows for cluster in release.clusters for rows in cluster.record_chunks]
+    return chunks + [rows for joint in release.joint_clusters for rows in joint.shared_chunks]
+
+
+def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Release) -> dict[str, Any]:
+    """Release stats after the sanitizer: its counts add up over repeated runs;
+    ``item_occurrences_published`` loses the occurrences no longer published
+    anywhere (the fallback's; partially suppressed ones are still published, in
+    ghost sub-records), and the per-chunk-kind counts of the disassociation
+    method are recomputed when present."""
+    stats = dict(old)
+
+    def add(key: str, value: int) -> None:
+        stats[key] = int(stats.get(key, 0)) + value
+
+    stats.setdefault("chunk_item_occurrences_before_safe", before)
+    add("vulnerable_chunks", summary.vulnerable)
+    add("partially_suppressed_chunks", summary.partial)
+    add("suppressed_chunks", summary.suppressed)
+    add("suppressed_item_occurrences", summary.removed_occurrences)
+    add("ghost_item_occurrences", summary.ghost_occurrences)
+    add("ghost_subrecords", summary.ghost_subrecords)
+    add("ghost_records", summary.ghost_records)
+    if "item_occurrences_published" in stats:
+        net = summary.removed_occurrences - summary.ghost_occurrences
+        stats["item_occurrences_published"] = int(stats["item_occurrences_published"]) - net
+    recount = {
+        "record_chunks": sum(len(c.record_chunks) for c in release.clusters),
+        "shared_chunks": sum(len(j.shared_chunks) for j in release.joint_clusters),
+        "item_occurrences_in_record_chunks": sum(len(r) for c in release.clusters for ch in c.record_chunks for r in ch),
+        "item_occurrences_in_shared_chunks": sum(len(r) for j in release.joint_clusters for ch in j.shared_chunks for r in ch),
+    }
+    for key, value in recount.items():
+        if key in stats:
+            stats[key] = value
+    return stats
+
+
+def _trail(old: Trail, ghosts: list[dict[str, Any]], notes: list[dict[str, Any]], summary: SafeSummary, k: int, m: int, delta: int) -> Trail:
+    trail = replace(old, ghost_records=[*old.ghost_records, *ghosts], notes=dict(old.notes))
+    runs = list(trail.notes.get(NAME, []))
+    runs.append({"k": k, "m": m, "max_cluster_size": delta, "passes": summary.passes, "chunks": notes})
+    trail.notes[NAME] = runs
+    return trail
+
+
+class SafeDisassociation(Sanitizer):
+    """Partial suppression of every chunk with a covered item (section 4.1)."""
+
+    name = NAME
+    summary = "removes the cover problem of a disassociated release by partial suppression and ghost sub-records"
+    params = (K, M, MAX_CLUSTER_SIZE)
+    applies_to = ("disassociated",)
+
+    def sanitize(self, target: Outcome | Any, params: dict[str, Any], ctx: Context) -> Outcome:
+        return safe_disassociate(target, params["k"], params["m"], params["max_cluster_size"], ctx)

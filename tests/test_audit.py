@@ -1,0 +1,92 @@
+"""``privtool audit``: verdict, sections, formats, escaping, and the HTML as a
+browser shows it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from browser import dump_dom, screenshot
+
+PAYLOAD = "<script>alert('x')</script>"
+HIERARCHY = {"root": "*", "edges": [[PAYLOAD, "*"], ["b", "G\"q"], ["c", "G\"q"], ["G\"q", "*"]]}
+
+
+def _write(tmp_path: Path, records: list[list[str]], original: list[list[str]]) -> tuple[Path, Path]:
+    release = {
+        "format": "privtool-release/1",
+        "kind": "generalized",
+        "params": {"method": "partition", "k": 2},
+        "provenance": {"privtool": "test", "plugins": {}, "input_sha256": "0" * 64, "seed": 0},
+        "stats": {},
+        "records": records,
+        "hierarchy": HIERARCHY,
+    }
+    rel = tmp_path / "release.json"
+    rel.write_text(json.dumps(release))
+    data = tmp_path / "original.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in original))
+    return rel, data
+
+
+def _unique_release(tmp_path: Path) -> tuple[Path, Path]:
+    """A generalized release whose first record is unique: linkage breaks it."""
+    return _write(
+        tmp_path,
+        [[PAYLOAD], ["G\"q"], ["G\"q"]],
+        [[PAYLOAD], ["b"], ["c"]],
+    )
+
+
+def test_unique_record_fails_in_the_linkability_section(tmp_path: Path, run_cli) -> None:
+    rel, data = _unique_release(tmp_path)
+    out = tmp_path / "audit.json"
+    result = run_cli("audit", rel, "--original", data, "--format", "json", "-o", out, "-q", "--executor", "serial")
+    assert result.code == 1, result.err
+    report = json.loads(out.read_text())
+    assert report["verdict"] == "FAIL"
+    sections = {s["criterion"]: s for s in report["sections"]}
+    assert sections["linkability"]["status"] == "FAIL"
+    breach = [f for f in sections["linkability"]["findings"] if f["severity"] == "breach"]
+    assert breach and breach[0]["evidence"]["candidates"] == 1
+    assert breach[0]["evidence"]["known_items"].startswith("(withheld")
+
+
+def test_markdown_escapes_labels(tmp_path: Path, run_cli) -> None:
+    rel, data = _unique_release(tmp_path)
+    out = tmp_path / "audit.md"
+    run_cli("audit", rel, "--original", data, "--format", "md", "-o", out, "-q", "--executor", "serial", "--include-examples")
+    text = out.read_text()
+    assert text.startswith("# Privacy audit: **FAIL**")
+    assert "<script>" not in text and "&lt;script&gt;" in text
+
+
+def test_html_report_in_chromium(tmp_path: Path, run_cli) -> None:
+    rel, data = _unique_release(tmp_path)
+    html = tmp_path / "audit.html"
+    result = run_cli("audit", rel, "--original", data, "--format", "html", "-o", html, "-q", "--executor", "serial", "--include-examples")
+    assert result.code == 1
+    source = html.read_text()
+    assert "<script" not in source.lower(), "a label from the data became markup"
+    for external in ('src="http', "src='http", 'href="http', "href='http", "url(http", "@import"):
+        assert external not in source, "the report must work offline (no external resource)"
+    dom = dump_dom(html)
+    assert 'id="verdict"' in dom and "Verdict: FAIL" in dom
+    assert dom.count("<svg") >= 2
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in dom  # the label, shown as text
+    assert "<script" not in dom.lower()
+    png = screenshot(html, tmp_path / "audit.png")
+    import matplotlib.image as mpimg
+
+    pixels = (mpimg.imread(png)[..., :3] * 255).astype(int)
+    red = np.all(np.abs(pixels - np.array([0xC6, 0x28, 0x28])) < 12, axis=-1)
+    assert red.sum() > 500, "the FAIL verdict banner is not visible"
+    assert pixels.std() > 20, "the page rendered blank"
+
+
+def test_audit_without_output_for_html_is_a_usage_error(tmp_path: Path, run_cli) -> None:
+    rel, _ = _unique_release(tmp_path)
+    result = run_cli("audit", rel, "--format", "html")
+    assert result.code == 2 and "needs -o REPORT" in result.err

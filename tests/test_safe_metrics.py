@@ -1,0 +1,112 @@
+"""PEM, RLM and RAE (safe-disassociation paper, section 5.1)."""
+
+from __future__ import annotations
+
+from itertools import combinations, permutations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from safe_examples import FIGURE1_RECORDS, figure1_release, km_chunk
+
+from privtool.components import Evidence, Outcome
+from privtool.context import Context
+from privtool.dataset import Dataset
+from privtool.plugins.safe_disassociation.metrics import pem, rae, rlm
+from privtool.plugins.safe_disassociation.pairs import expected_pair_supports, original_pair_supports
+from privtool.plugins.safe_disassociation.sanitizer import safe_disassociate
+from privtool.release import Cluster, Release
+from privtool.trail import Trail
+
+
+def test_pem_of_figure1_before_and_after() -> None:
+    assert pem(figure1_release())["pem"] == 0.5  # {a, abcd x4, ab} is vulnerable, {e, e} is not
+    out = safe_disassociate(Outcome(figure1_release(), Trail()), 2, 2, 30, Context())
+    assert pem(out.release)["pem"] == 0.0
+    assert rlm(out.release)["rlm"] == 0.0  # partial suppression keeps every support (lemma 2)
+    assert rlm(out.release)["rlm_real"] == pytest.approx(4 / 21)
+
+
+def test_rlm_counts_a_suppressed_chunk() -> None:
+    release = Release("disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 9, [[["u", "v"]] * 9, [["w"]] * 3], [])])
+    out = safe_disassociate(Outcome(release, Trail()), 2, 2, 10, Context())
+    assert out.release.clusters[0].record_chunks == [[["w"]] * 3]
+    assert rlm(out.release)["rlm"] == pytest.approx(18 / 21)
+
+
+def test_rae_of_figure1_by_hand() -> None:
+    original = Dataset.from_records(FIGURE1_RECORDS)
+    figures = rae(figure1_release(), Evidence(original=original))
+    # pairs with e are spread over the two chunks: expected s(xe) = s(x) * 2 / 6
+    by_hand = abs(1 - 5 * 2 / 6) / ((1 + 5 * 2 / 6) / 2) + 2 * abs(1 - 4 * 2 / 6) / ((1 + 4 * 2 / 6) / 2)
+    assert figures["rae_pairs"] == 10
+    assert figures["rae_sum"] == pytest.approx(by_hand)
+    assert figures["rae_mean"] == pytest.approx(by_hand / 10)
+
+
+def test_rae_needs_the_original() -> None:
+    from privtool.assess import run_metrics
+    from privtool.context import Context
+    from privtool.errors import MissingEvidence
+    from privtool.plugins.safe_disassociation.metrics import Rae
+
+    [skipped] = run_metrics([Rae()], figure1_release(), Evidence(), {}, Context())
+    assert skipped.status == "skipped" and "needs the original data (--original DATA)" in skipped.reason
+    with pytest.raises(MissingEvidence, match="original"):
+        run_metrics([Rae()], figure1_release(), Evidence(), {}, Context(), named=True)
+
+
+def test_original_pair_supports_by_brute_force() -> None:
+    records = [["1", "2", "3"], ["2", "3"], ["1"], ["3", "1", "4", "2"], []]
+    data = Dataset.from_records(records)
+    keys, values = original_pair_supports(data, data.n_items)
+    got = {(int(key) // data.n_items, int(key) % data.n_items): v for key, v in zip(keys, values)}
+    want = {}
+    for r in records:
+        for x, y in combinations(sorted(data.labels.index(i) for i in r), 2):
+            want[(x, y)] = want.get((x, y), 0) + 1
+    assert got == want
+
+
+@st.composite
+def small_clusters(draw):
+    chunks = []
+    for c in range(draw(st.integers(1, 2))):
+        chunks.append(km_chunk(draw, st, list("abc" if c == 0 else "de"), 2))
+    chunks = [ch[:4] for ch in chunks]
+    terms = ["t"] if draw(st.booleans()) else []
+    return Cluster("c0", max(len(ch) for ch in chunks) + draw(st.integers(0, 1)), chunks, terms)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_clusters())
+def test_expected_pair_supports_average_every_permutation(cluster: Cluster) -> None:
+    """Uniform model: the mean over every permutation of the padded chunks (the
+    term item as one sub-record in a random row) is the closed form."""
+    n = cluster.size
+    chunks = list(cluster.record_chunks) + [[[t]] for t in cluster.term_chunk]
+    padded = [[frozenset(r) for r in rows] + [frozenset()] * (n - len(rows)) for rows in chunks]
+    totals: dict[tuple[str, str], float] = {}
+    count = 0
+
+    def walk(level: int, records: list[frozenset]) -> None:
+        nonlocal count
+        if level == len(padded):
+            count += 1
+            for r in records:
+                for pair in combinations(sorted(r), 2):
+                    totals[pair] = totals.get(pair, 0) + 1
+            return
+        # distinct arrangements: each stands for the same number of permutations
+        for order in (sorted(set(permutations(padded[level])), key=str) if level else [padded[0]]):
+            walk(level + 1, [a | b for a, b in zip(records, order)])
+
+    walk(0, [frozenset()] * n)
+    release = Release("disassociated", clusters=[cluster])
+    index = {x: i for i, x in enumerate("abcdet")}
+    keys, values = expected_pair_supports(release, index)
+    got = {("abcdet"[int(key) // 6], "abcdet"[int(key) % 6]): v for key, v in zip(keys, values) if v}
+    want = {pair: total / count for pair, total in totals.items()}
+    assert got.keys() == want.keys()
+    for pair in want:
+        assert got[pair] == pytest.approx(want[pair])

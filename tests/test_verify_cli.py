@@ -1,0 +1,117 @@
+"""``privtool verify``: exit codes 0/1/2, JSON output, overrides, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from privtool.dataset import Dataset
+from privtool.release import Cluster, Release, write_release
+from privtool.trail import Trail, write_trail
+
+RECORDS = [["a", "e"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b"]]
+CHUNKS = [[["a"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b"]], [["e"], ["e"]]]
+
+
+@pytest.fixture
+def figure1(tmp_path):
+    """Awad et al. Figure 1: the 2^2-disassociated release, its original and trail."""
+    data = tmp_path / "fig1.csv"
+    data.write_text("".join(",".join(r) + "\n" for r in RECORDS))
+    original = Dataset.from_records(RECORDS)
+    release = Release("disassociated", params={"method": "disassociation", "k": 2, "m": 2},
+                      provenance={"input_sha256": original.content_sha256()}, stats={"records_in": 6, "suppressed_records": 0},
+                      clusters=[Cluster("c0", 6, CHUNKS, [])])
+    path = tmp_path / "fig1.json"
+    write_release(release, path)
+    trail = tmp_path / "fig1.trail.json"
+    write_trail(Trail(release_sha256=release.sha256(), input_sha256=original.content_sha256(), cluster_of_record=["c0"] * 6), trail)
+    return path, data, trail, release
+
+
+def test_valid_release_exits_0_and_json_lists_every_certificate(run_cli, figure1):
+    path, data, trail, release = figure1
+    result = run_cli("verify", path, "--original", data, "--trail", trail, "--json", "--engine", "both", "--executor", "serial")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert report["holds"] is True and report["release_sha256"] == release.sha256()
+    assert report["original_sha256"] == report["input_sha256"]
+    by_name = {c["guarantee"]: c for c in report["certificates"]}
+    assert by_name["km-anonymity"]["holds"] is True and by_name["km-anonymity"]["units"] == 2
+    assert by_name["faithfulness"]["holds"] is True
+    cover = by_name["cover-freedom"]  # not claimed by a plain disassociated release
+    assert cover["holds"] is None and cover["details"]["claimed"] is False
+    assert cover["witness"]["covered_items"] == ["c", "d"]
+    for c in report["certificates"]:
+        assert c["details"]["release_sha256"] == release.sha256()
+
+
+def test_table_output(run_cli, figure1):
+    path, *_ = figure1
+    result = run_cli("verify", path, "--executor", "serial", "-q")
+    assert result.code == 0
+    assert "km-anonymity" in result.out and "every claimed guarantee holds" in result.out
+
+
+def test_stricter_k_refutes_with_witness_and_exits_1(run_cli, figure1):
+    path, *_ = figure1
+    result = run_cli("verify", path, "--k", "3", "--json", "--executor", "serial", "--engine", "cpsat")
+    assert result.code == 1
+    km = {c["guarantee"]: c for c in json.loads(result.out)["certificates"]}["km-anonymity"]
+    assert km["holds"] is False and km["witness"]["support"] < 3 and km["details"]["k"] == 3
+
+
+def test_weaker_k_does_not_certify_the_stated_claim(run_cli, figure1, tmp_path):
+    path, *_ = figure1
+    release = json.loads(path.read_text())
+    release["params"]["k"] = 5
+    stated5 = tmp_path / "k5.json"
+    stated5.write_text(json.dumps(release))
+    result = run_cli("verify", stated5, "--k", "2", "--json", "--executor", "serial")
+    assert result.code == 1
+    stated = {c["guarantee"]: c for c in json.loads(result.out)["certificates"]}["stated-parameters"]
+    assert stated["holds"] is False and stated["witness"]["checked_below_stated"]["k"] == {"stated": 5, "checked": 2}
+
+
+def test_claimed_cover_freedom_fails(run_cli, figure1, tmp_path):
+    path, *_ = figure1
+    release = json.loads(path.read_text())
+    release["params"]["sanitizers"] = ["safe-disassociation"]
+    safe = tmp_path / "safe.json"
+    safe.write_text(json.dumps(release))
+    assert run_cli("verify", safe, "--executor", "serial", "-q").code == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing.json"], "no such release file"),
+        (["{bad}", "--k", "1"], "--k must be at least 2"),
+        (["{bad}", "--m", "0"], "--m must be at least 1"),
+        (["{bad}"], "not valid JSON"),
+        (["{good}", "--original", "nope.dat"], "no such file"),
+        (["{good}", "--trail", "{bad}"], "not valid JSON"),
+        (["{good}", "--only", "rule-hiding"], "applies to sanitized releases"),
+        (["{nok}"], "the release states no k; pass --k"),
+        (["{invalid}"], "invalid release at $.clusters[0].size"),
+    ],
+)
+def test_bad_input_exits_2_with_one_sentence(run_cli, figure1, tmp_path, args, message):
+    path, *_ = figure1
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    nok = tmp_path / "nok.json"
+    release = json.loads(path.read_text())
+    release["params"].pop("k")
+    nok.write_text(json.dumps(release))
+    invalid = tmp_path / "invalid.json"
+    release = json.loads(path.read_text())
+    release["clusters"][0]["size"] = "six"
+    invalid.write_text(json.dumps(release))
+    names = {"{bad}": bad, "{good}": path, "{nok}": nok, "{invalid}": invalid}
+    argv = [str(names.get(a, tmp_path / a if a.endswith((".json", ".dat")) else a)) for a in args]
+    result = run_cli("verify", *argv, "--executor", "serial", "-q")
+    assert result.code == 2
+    assert message in result.err and "Traceback" not in result.err
+    assert result.err.count("\n") == 1

@@ -1,0 +1,104 @@
+"""``privtool attack RELEASE``: what an adversary can learn from a release.
+
+Runs every attack that applies to the release kind (or the ``--attack`` ones),
+prints the findings with severity and evidence, and exits 1 when any finding
+breaks the release's stated guarantee.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.table import Table
+
+from ..assess import run_attacks
+from ..errors import EXIT_GUARANTEE_FAILED
+from ..params import merge_specs
+from ..progress import RichProgress
+from ..release import read_release
+from .common import app, echo_json, load_evidence, make_context, parse_component_options, run_options, stderr_console, stdout_console
+
+SEVERITY_STYLE = {"breach": "bold red", "risk": "yellow", "info": "dim"}
+
+
+@click.command("attack", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("release_path", metavar="RELEASE")
+@click.option("--original", default=None, metavar="DATA", help="The original dataset (targets come from it).")
+@click.option("--format", "fmt", default=None, help="Format of --original (default: from the extension).")
+@click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of the release.")
+@click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable).")
+@click.option("--known", type=click.IntRange(min=1), default=None, help="Items the adversary knows (default: the release's m).")
+@click.option("--targets", type=click.IntRange(min=1), default=None, help="Attack a seeded sample of this many targets (default: all).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=30, show_default=True, help="Findings shown in the table.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@run_options
+@click.pass_context
+def command(
+    ctx: click.Context,
+    release_path: str,
+    original: str | None,
+    fmt: str | None,
+    trail: str | None,
+    attacks: tuple[str, ...],
+    known: int | None,
+    targets: int | None,
+    as_json: bool,
+    max_rows: int,
+    quiet: bool,
+    seed: int,
+    executor: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> int:
+    """Attack RELEASE as an adversary would; exit 1 if a finding breaks its guarantee."""
+    registry = app(ctx).registry
+    release = read_release(release_path)
+    evidence = load_evidence(registry, original, fmt, trail)
+    spec = merge_specs(registry.get("attack", n).params for n in (attacks or registry.names("attack")))
+    options = parse_component_options(ctx.args, spec, "attack")
+    if known is not None:
+        options["known"] = known
+    if targets is not None:
+        options["targets"] = targets
+    options = {k: v for k, v in options.items() if k in {p.name for p in spec}}
+    with RichProgress(stderr_console(), enabled=not quiet and not as_json) as progress:
+        run_ctx = make_context(seed, executor, workers, scheduler, progress)
+        try:
+            runs = run_attacks(registry, release, evidence, attacks, options, run_ctx)
+        finally:
+            run_ctx.executor.close()
+    breaches = sum(run.breaches for run in runs)
+    if as_json:
+        echo_json(
+            {
+                "release": release_path,
+                "kind": release.kind,
+                "breaches": breaches,
+                "attacks": [
+                    {"attack": r.attack, "params": r.params, "seconds": round(r.seconds, 3), "findings": [f.to_json() for f in r.findings]}
+                    for r in runs
+                ],
+            }
+        )
+    else:
+        console = stdout_console()
+        if not runs:
+            console.print(f"No attack applies to this {release.kind} release.")
+        for run in runs:
+            table = Table(title=f"attack {run.attack} ({len(run.findings)} findings, {run.seconds:.2f} s)")
+            for column in ("severity", "finding", "evidence"):
+                table.add_column(column, overflow="fold")
+            for finding in sorted(run.findings, key=lambda f: ("breach", "risk", "info").index(f.severity))[:max_rows]:
+                table.add_row(
+                    f"[{SEVERITY_STYLE[finding.severity]}]{finding.severity}[/]",
+                    finding.title,
+                    json.dumps(finding.evidence, ensure_ascii=False)[:300],
+                )
+            if len(run.findings) > max_rows:
+                table.caption = f"{len(run.findings) - max_rows} more findings: use --json to see all"
+            console.print(table)
+        verdict = "[bold red]BREACHED[/]" if breaches else "[bold green]no breach[/]"
+        console.print(f"Verdict: {verdict} ({breaches} findings break the stated guarantee)")
+    return EXIT_GUARANTEE_FAILED if breaches else 0

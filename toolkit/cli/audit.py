@@ -1,0 +1,75 @@
+"""``privtool audit RELEASE``: a compliance report with a verdict first.
+
+Exit 0 when every guarantee holds (verdict PASS), 1 when any fails or nothing
+certifies the release (FAIL, INCOMPLETE: so it can gate a publishing pipeline),
+2 on bad input.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..assess import select
+from ..atomic import write_text_atomic
+from ..audit import build_audit
+from ..audit.html import render_html
+from ..audit.render import render_json, render_markdown, render_terminal
+from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
+from ..io import file_sha256
+from ..params import merge_specs
+from ..progress import RichProgress
+from ..release import read_release
+from .common import app, load_evidence, make_context, parse_component_options, run_options, stderr_console, stdout_console
+
+RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
+
+
+@click.command("audit", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("release_path", metavar="RELEASE")
+@click.option("--original", default=None, metavar="DATA", help="The original dataset (enables faithfulness checks and linkage attacks).")
+@click.option("--data-format", "data_format", default=None, help="Format of --original (default: from the extension).")
+@click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of the release.")
+@click.option("--format", "report_format", type=click.Choice(["terminal", "json", "md", "html"]), default="terminal", show_default=True)
+@click.option("-o", "--output", default=None, metavar="REPORT", help="Where to write the report (required unless --format terminal).")
+@click.option("--include-examples", is_flag=True, help="Include original records in the evidence (never do this for a report you publish).")
+@click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@run_options
+@click.pass_context
+def command(
+    ctx: click.Context,
+    release_path: str,
+    original: str | None,
+    data_format: str | None,
+    trail: str | None,
+    report_format: str,
+    output: str | None,
+    include_examples: bool,
+    attacks: tuple[str, ...],
+    quiet: bool,
+    seed: int,
+    executor: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> int:
+    """Verify, attack and measure RELEASE, and write a compliance report."""
+    if report_format != "terminal" and output is None:
+        raise ParameterError(f"audit --format {report_format} needs -o REPORT.")
+    registry = app(ctx).registry
+    release = read_release(release_path)
+    evidence = load_evidence(registry, original, data_format, trail)
+    components = [*select(registry, "verifier", release, ()), *select(registry, "attack", release, attacks), *select(registry, "metric", release, ())]
+    options = parse_component_options(ctx.args, merge_specs(c.params for c in components), "audit")
+    with RichProgress(stderr_console(), enabled=not quiet) as progress:
+        run_ctx = make_context(seed, executor, workers, scheduler, progress)
+        try:
+            audit = build_audit(registry, release, release_path, file_sha256(release_path), evidence, options, run_ctx, include_examples, attacks)
+        finally:
+            run_ctx.executor.close()
+    if report_format == "terminal":
+        render_terminal(audit, stdout_console())
+    else:
+        write_text_atomic(output, RENDERERS[report_format](audit))
+        if not quiet:
+            stderr_console().print(f"Verdict: {audit.verdict}. Report written to {output}", markup=False)
+    return 0 if audit.verdict == "PASS" else EXIT_GUARANTEE_FAILED

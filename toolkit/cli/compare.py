@@ -1,0 +1,126 @@
+"""``privtool compare DATA --method SPEC ... -o DIR``: methods side by side."""
+
+from __future__ import annotations
+
+import shlex
+from contextlib import nullcontext
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.live import Live
+from rich.table import Table
+
+from ..compare.report import write_outputs
+from ..compare.runner import grid, load_cell, run_cell
+from ..compare.spec import parse_spec
+from ..context import Context, SilentProgress
+from ..errors import ParameterError
+from ..executors import make_executor
+from ..io import read_dataset
+from .common import app, run_options, stderr_console
+
+
+def _value(text: str) -> Any:
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _axis(option: str, text: str) -> list[Any]:
+    values = [_value(v.strip()) for v in text.split(",") if v.strip()]
+    if not values:
+        raise ParameterError(f"{option} needs at least one value.")
+    return values
+
+
+def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
+    table = Table(title="privtool compare")
+    for column in ("method", *axes, "repeat", "status", "seconds", "verified"):
+        table.add_column(column)
+    for row in rows[-40:]:
+        table.add_row(
+            str(row["method"]), *(str(row.get(a, "")) for a in axes), str(row["repeat"]), row["status"],
+            f"{row['seconds']:.2f}" if isinstance(row.get("seconds"), (int, float)) else "",
+            {True: "[green]yes[/]", False: "[red]NO[/]"}.get(row.get("verified"), ""),
+        )
+    return table
+
+
+@click.command("compare")
+@click.argument("data")
+@click.option("--method", "methods", multiple=True, required=True, metavar="SPEC", help="[LABEL=]METHOD[:OPT=V,...][+SANITIZER...] (repeatable).")
+@click.option("--k", "ks", default=None, metavar="K1,K2,...", help="Values of k to sweep.")
+@click.option("--m", "ms", default=None, metavar="M1,M2,...", help="Values of m to sweep.")
+@click.option("--grid", "grids", multiple=True, metavar="NAME=V1,V2", help="Any other parameter to sweep (repeatable).")
+@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per cell, with seeds seed, seed+1, ...")
+@click.option("--format", "fmt", default=None, help="Input format (default: from the extension).")
+@click.option("-o", "--output", required=True, metavar="DIR", help="Output folder (created; finished cells in it are reused).")
+@click.option("--no-verify", is_flag=True, help="Skip verification (faster; the results say so).")
+@click.option("--quiet", "-q", is_flag=True, help="No live table.")
+@run_options
+@click.pass_context
+def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, output: str, no_verify: bool, quiet: bool, seed: int, executor: str, workers: int | None, scheduler: str | None) -> int:
+    """Run each method on DATA over a grid, verify and measure every release, and
+    write results.csv, results.json, plots and index.html to DIR (resumable)."""
+    registry = app(ctx).registry
+    specs = [parse_spec(m) for m in methods]
+    labels = [s.label for s in specs]
+    if len(set(labels)) != len(labels):
+        raise ParameterError("two --method specs have the same label; name them LABEL=SPEC.")
+    for spec in specs:
+        registry.get("anonymizer", spec.method)
+        for sanitizer in spec.sanitizers:
+            registry.get("sanitizer", sanitizer)
+    axes: dict[str, list[Any]] = {}
+    if ks:
+        axes["k"] = _axis("--k", ks)
+    if ms:
+        axes["m"] = _axis("--m", ms)
+    for item in grids:
+        name, eq, values = item.partition("=")
+        if not eq or not name:
+            raise ParameterError(f"--grid expects NAME=V1,V2, got {item!r}.")
+        axes[name.replace("-", "_")] = _axis(f"--grid {name}", values)
+    out_dir = Path(output)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ParameterError(f"-o {output} exists and is not a folder.")
+    for sub in ("cells", "releases", "trails", "plots"):
+        (out_dir / sub).mkdir(parents=True, exist_ok=True)
+    dataset = read_dataset(registry, data, fmt)
+    input_sha = dataset.content_sha256()
+    cells = grid(specs, axes, repeat, seed)
+    meta = {"data": data, "input_sha256": input_sha, "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "", "verified": not no_verify}
+    status: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    run_executor = make_executor(executor, workers, scheduler)
+    try:
+        live_view = nullcontext() if quiet else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
+        with live_view as live:
+            for cell in cells:
+                key = cell.key(input_sha)
+                entry = {"method": cell.spec.label, **dict(cell.point), "repeat": cell.repeat, "status": "running"}
+                status.append(entry)
+                if live is not None:
+                    live.update(_live_table(status, list(axes)))
+                row = load_cell(out_dir, key)
+                if row is None:
+                    run_ctx = Context(seed=cell.seed, executor=run_executor, progress=SilentProgress())
+                    row = run_cell(registry, dataset, cell, out_dir, run_ctx, verify=not no_verify)
+                    entry["status"] = "done"
+                else:
+                    entry["status"] = "resumed"
+                entry.update(seconds=row.get("seconds"), verified=row.get("verified"))
+                rows.append(row)
+                if live is not None:
+                    live.update(_live_table(status, list(axes)))
+    finally:
+        run_executor.close()
+    write_outputs(out_dir, meta, rows, list(axes))
+    if not quiet:
+        stderr_console().print(f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False)
+    return 0

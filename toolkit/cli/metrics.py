@@ -1,0 +1,115 @@
+"""``privtool metrics RELEASE [--original DATA] [--metric NAME ...]``: utility and
+risk figures of a release from every registered metric that applies to it.
+
+Metric options are free ``--name value`` arguments (``--top-k 50``), as for
+``anonymize``; ``--samples`` sets the number of sampled reconstructions of every
+metric that averages over them. A metric that needs evidence that was not given
+is listed as skipped with the reason, unless it was named with ``--metric``
+(then the command fails with that reason, exit 2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.table import Table
+
+from ..components import Evidence
+from ..errors import ParameterError
+from ..io import read_dataset
+from ..assess import MetricResult, run_metrics, select
+from ..params import merge_specs
+from ..progress import RichProgress
+from ..release import read_release
+from ..trail import read_trail
+from .common import app, describe_params, echo_json, make_context, parse_component_options, run_options, stderr_console, stdout_console
+
+
+@click.command(
+    "metrics",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    epilog="Run `privtool metrics --list` to see every metric and its options.",
+)
+@click.argument("release", required=False)
+@click.option("--original", default=None, metavar="DATA", help="The original dataset (needed by metrics that compare).")
+@click.option("--format", "fmt", default=None, help="Format of --original (default: from the extension).")
+@click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of the release.")
+@click.option("--metric", "names", multiple=True, metavar="NAME", help="Compute only this metric (repeatable).")
+@click.option("--samples", type=click.IntRange(min=1), default=None, help="Reconstructions sampled per metric (default: each metric's own).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--list", "list_metrics", is_flag=True, help="List the metrics with their options.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@run_options
+@click.pass_context
+def command(
+    ctx: click.Context,
+    release: str | None,
+    original: str | None,
+    fmt: str | None,
+    trail: str | None,
+    names: tuple[str, ...],
+    samples: int | None,
+    as_json: bool,
+    list_metrics: bool,
+    quiet: bool,
+    seed: int,
+    executor: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> int:
+    """Utility and risk metrics of RELEASE."""
+    registry = app(ctx).registry
+    if list_metrics:
+        for metric in registry.all("metric"):
+            needs = f"; needs {', '.join(metric.needs)}" if metric.needs else ""
+            click.echo(f"metric {metric.name} ({', '.join(metric.applies_to)}{needs}): {metric.summary}")
+            click.echo(describe_params(metric.params))
+        return 0
+    if release is None:
+        raise ParameterError("metrics needs a RELEASE file.")
+    published = read_release(release)
+    metrics = select(registry, "metric", published, names)
+    options: dict[str, Any] = parse_component_options(ctx.args, merge_specs(m.params for m in metrics), "privtool metrics")
+    if samples is not None:
+        options["samples"] = samples
+    evidence = Evidence(
+        original=read_dataset(registry, original, fmt) if original else None,
+        trail=read_trail(trail) if trail else None,
+    )
+    with RichProgress(stderr_console(), enabled=not quiet and not as_json) as progress:
+        run_ctx = make_context(seed, executor, workers, scheduler, progress)
+        try:
+            results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names))
+        finally:
+            run_ctx.executor.close()
+    if as_json:
+        echo_json({"release": release, "kind": published.kind, "seed": seed, "metrics": [r.to_json() for r in results]})
+    else:
+        _print_table(release, results)
+    return 0
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def _print_table(release: str, results: list[MetricResult]) -> None:
+    table = Table(title=f"metrics of {release}")
+    table.add_column("metric")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for result in results:
+        if result.status == "skipped":
+            table.add_row(result.name, "skipped", result.reason)
+            continue
+        for key, value in result.values.items():
+            if not key.endswith("_detail"):
+                table.add_row(result.name, key, _format(value))
+    if not results:
+        table.add_row("-", "no metric applies to this release", "")
+    stdout_console().print(table)

@@ -1,0 +1,82 @@
+"""``privtool sanitize RELEASE --sanitizer NAME -o OUT.json``: apply sanitizers to a
+release that already exists (for instance ``safe-disassociation`` to a
+disassociated release).
+
+Parameters of each sanitizer come from the free arguments (``--k 5``), from
+``--config FILE.toml``, then from the release's own ``params`` (so ``k``, ``m``
+and ``max_cluster_size`` default to the values the release was made with), then
+from their defaults. ``--trail`` reads the release's private trail (it must
+belong to RELEASE) and ``--trail-out`` writes the sanitized release's trail.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..components import Outcome
+from ..errors import InputError, ParameterError
+from ..params import merge_specs, resolve
+from ..pipeline import apply_sanitizers, stamp
+from ..progress import RichProgress
+from ..release import read_release, write_release
+from ..trail import Trail, read_trail, write_trail
+from .common import app, load_config, make_context, parse_component_options, run_options, stderr_console
+
+
+@click.command("sanitize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("release_path", metavar="RELEASE")
+@click.option("--sanitizer", "sanitizers", multiple=True, help="A sanitizer to apply (repeatable, in order).")
+@click.option("-o", "--output", default=None, metavar="OUT.json", help="Where to write the sanitized release.")
+@click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of RELEASE.")
+@click.option("--trail-out", default=None, metavar="NEW_TRAIL.json", help="Write the trail of the sanitized release.")
+@click.option("--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@run_options
+@click.pass_context
+def command(
+    ctx: click.Context,
+    release_path: str,
+    sanitizers: tuple[str, ...],
+    output: str | None,
+    trail: str | None,
+    trail_out: str | None,
+    config: str | None,
+    quiet: bool,
+    seed: int,
+    executor: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> int:
+    """Apply sanitizers to RELEASE and write the result."""
+    registry = app(ctx).registry
+    if not sanitizers:
+        raise ParameterError("sanitize needs at least one --sanitizer (see privtool anonymize --list).")
+    if output is None:
+        raise ParameterError("sanitize needs -o OUT.json.")
+    chain = [registry.get("sanitizer", name) for name in sanitizers]
+    spec = merge_specs(s.params for s in chain)
+    release = read_release(release_path)
+    if trail is not None:
+        old_trail = read_trail(trail)
+        if old_trail.release_sha256 and old_trail.release_sha256 != release.sha256():
+            raise InputError(f"this trail belongs to another release, not to {release_path}", path=trail)
+    else:
+        old_trail = Trail(input_sha256=str(release.provenance.get("input_sha256", "")))
+    names = {p.name for p in spec}
+    from_release = {k: v for k, v in release.params.items() if k in names}
+    options = {**from_release, **load_config(config), **parse_component_options(ctx.args, spec, "sanitize")}
+    values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
+    with RichProgress(stderr_console(), enabled=not quiet) as progress:
+        run_ctx = make_context(seed, executor, workers, scheduler, progress)
+        try:
+            outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
+        finally:
+            run_ctx.executor.close()
+    outcome = stamp(registry, outcome, str(release.provenance.get("input_sha256", "")), seed)
+    write_release(outcome.release, output)
+    if trail_out:
+        write_trail(outcome.trail, trail_out)
+    if not quiet:
+        stats = outcome.release.stats
+        stderr_console().print(f"wrote {output} ({', '.join(f'{k}={v}' for k, v in stats.items())})")
+    return 0

@@ -1,0 +1,123 @@
+"""The grid of ``privtool compare`` and the run of one cell.
+
+A cell is one method spec at one point of the grid with one seed. Its result (a
+flat row of numbers) is written to ``DIR/cells/<id>.json`` as soon as it is
+done; the id is a hash of everything that defines the cell and of the input, so
+a re-run skips finished cells and a changed input or spec never reuses a stale one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..assess import options_for, run_metrics, select
+from ..atomic import write_text_atomic
+from ..components import Evidence
+from ..context import Context
+from ..dataset import Dataset
+from ..pipeline import run_method, stage_specs
+from ..registry import Registry
+from ..release import write_release
+from ..trail import write_trail
+from .spec import MethodSpec
+
+
+@dataclass(frozen=True)
+class Cell:
+    spec: MethodSpec
+    point: tuple[tuple[str, Any], ...]
+    repeat: int
+    seed: int
+
+    def key(self, input_sha256: str) -> str:
+        blob = json.dumps(
+            [self.spec.label, self.spec.method, self.spec.sanitizers, sorted(self.spec.options.items()), self.point, self.seed, input_sha256],
+            default=str,
+        )
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.spec.label}-{'-'.join(f'{k}{v}' for k, v in self.point)}-r{self.repeat}").strip("-")
+        return f"{slug[:60]}-{hashlib.sha256(blob.encode()).hexdigest()[:10]}"
+
+
+def grid(specs: Sequence[MethodSpec], axes: Mapping[str, Sequence[Any]], repeat: int, seed: int) -> list[Cell]:
+    """Every (spec, grid point, repeat) in a stable order."""
+    names = list(axes)
+    points = [tuple(zip(names, values)) for values in itertools.product(*(axes[n] for n in names))]
+    return [Cell(spec, point, r, seed + r) for spec in specs for point in points for r in range(repeat)]
+
+
+def _flat_numbers(prefix: str, values: Mapping[str, Any]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for key, value in values.items():
+        if key.endswith("_detail"):
+            continue
+        if isinstance(value, bool):
+            out[f"{prefix}.{key}"] = float(value)
+        elif isinstance(value, (int, float)):
+            out[f"{prefix}.{key}"] = value
+    return out
+
+
+def run_cell(
+    registry: Registry,
+    dataset: Dataset,
+    cell: Cell,
+    out_dir: Path,
+    ctx: Context,
+    verify: bool = True,
+) -> dict[str, Any]:
+    """Anonymize, verify and measure one cell; write its release, trail and row."""
+    _, _, spec = stage_specs(registry, cell.spec.method, cell.spec.sanitizers)
+    declared = {p.name for p in spec}
+    point = {k: v for k, v in cell.point if k in declared}
+    options = {**cell.spec.options, **point}
+    start = time.perf_counter()
+    outcome = run_method(registry, dataset, cell.spec.method, options, ctx, cell.spec.sanitizers)
+    seconds = time.perf_counter() - start
+    key = cell.key(dataset.content_sha256())
+    write_release(outcome.release, out_dir / "releases" / f"{key}.json")
+    write_trail(outcome.trail, out_dir / "trails" / f"{key}.json")
+    row: dict[str, Any] = {
+        "cell": key,
+        "method": cell.spec.label,
+        **{k: (v if k in declared else None) for k, v in cell.point},
+        "repeat": cell.repeat,
+        "seed": cell.seed,
+        "seconds": round(seconds, 4),
+    }
+    evidence = Evidence(original=dataset, trail=outcome.trail)
+    release = outcome.release
+    if verify:
+        refuted: list[str] = []
+        start = time.perf_counter()
+        checked = 0
+        for verifier in select(registry, "verifier", release, ()):
+            for certificate in verifier.verify(release, evidence, options_for(verifier, {}), ctx):
+                checked += certificate.holds is not None
+                if certificate.holds is False:
+                    refuted.append(f"{verifier.name}: {certificate.guarantee}")
+        row["verified"] = bool(checked) and not refuted
+        row["refuted"] = "; ".join(refuted)
+        row["verify_seconds"] = round(time.perf_counter() - start, 4)
+    for result in run_metrics(select(registry, "metric", release, ()), release, evidence, {}, ctx):
+        row.update(_flat_numbers(result.name, result.values))
+    write_text_atomic(out_dir / "cells" / f"{key}.json", json.dumps(row, default=str) + "\n")
+    return row
+
+
+def load_cell(out_dir: Path, key: str) -> dict[str, Any] | None:
+    """The stored row of a finished cell, or None."""
+    path = out_dir / "cells" / f"{key}.json"
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None

@@ -1,0 +1,95 @@
+"""Frequent-itemset queries shared by utility metrics: the top-K most frequent
+itemsets of a dataset and the supports of all pairs of a set of items.
+
+Itemsets are returned as tuples of labels in canonical order, so results from
+datasets with different vocabularies (an original and a reconstruction) compare
+directly. Mining uses pyfim's FP-growth (imported lazily). pyfim 6.28 leaves
+out every itemset made only of items present in *every* record (ALGORITHM-NOTES,
+section 8, saw it for singletons; it holds for larger sets too: on the records
+``{1,2}, {1,2}`` it reports nothing), so one empty record is appended before
+mining: no item is then universal and no absolute support changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .dataset import Dataset, label_sort_key
+
+Itemset = tuple[str, ...]
+
+
+def _transactions(dataset: Dataset) -> list[list[int]]:
+    """The records as id lists, plus the empty record that keeps pyfim exact."""
+    records = [part.tolist() for part in np.split(dataset.items, dataset.indptr[1:-1])] if dataset.n_records else []
+    return records + [[]]
+
+
+def _canonical(dataset: Dataset, ids: Sequence[int]) -> Itemset:
+    return tuple(sorted((dataset.labels[i] for i in ids), key=label_sort_key))
+
+
+def itemsets_above(dataset: Dataset, threshold: int, min_size: int, max_size: int) -> dict[Itemset, int]:
+    """Every itemset of ``min_size..max_size`` items with support >= ``threshold`` (>= 1)."""
+    if not dataset.n_records:
+        return {}
+    import fim
+
+    mined = fim.fpgrowth(_transactions(dataset), target="s", supp=-threshold, zmin=min_size, zmax=max_size, report="a")
+    return {_canonical(dataset, ids): int(support) for ids, support in mined}
+
+
+def top_itemsets(dataset: Dataset, count: int, min_size: int = 2, max_size: int = 4) -> list[tuple[Itemset, int]]:
+    """The ``count`` most frequent itemsets of ``min_size..max_size`` items, by
+    support descending, ties in canonical itemset order (fewer when the dataset
+    has fewer itemsets of those sizes).
+
+    The support threshold starts at the ``count``-th highest item support (a
+    cheap first guess: an itemset is never more frequent than its items) and is
+    lowered in 30% steps until ``count`` itemsets reach it, so that mining never
+    enumerates far more itemsets than it returns on sparse data.
+    """
+    if count < 1 or min_size > max_size:
+        return []
+    supports = np.sort(dataset.supports)[::-1]
+    if not len(supports) or supports[0] == 0:
+        return []
+    threshold = int(max(1, supports[min(count, len(supports)) - 1]))
+    while True:
+        found = itemsets_above(dataset, threshold, min_size, max_size)
+        if len(found) >= count or threshold == 1:
+            break
+        threshold = max(1, min(threshold - 1, int(threshold * 0.7)))
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1], [label_sort_key(x) for x in kv[0]]))
+    return ranked[:count]
+
+
+def itemset_support(dataset: Dataset, itemset: Itemset) -> int:
+    """Support of an itemset given by labels (0 when a label is not in the vocabulary)."""
+    try:
+        ids = [dataset.id_of(label) for label in itemset]
+    except KeyError:
+        return 0
+    return dataset.support(ids)
+
+
+def pair_supports(dataset: Dataset, labels: Sequence[str]) -> np.ndarray:
+    """``S[i, j]`` = number of records holding both ``labels[i]`` and ``labels[j]``
+    (``S[i, i]`` the support of ``labels[i]``); labels not in the dataset count 0."""
+    from scipy import sparse
+
+    column = np.full(dataset.n_items, -1, dtype=np.int64)
+    for position, label in enumerate(labels):
+        try:
+            column[dataset.id_of(label)] = position
+        except KeyError:
+            pass
+    cols = column[dataset.items]
+    keep = cols >= 0
+    rows = dataset.record_of_occurrence[keep]
+    matrix = sparse.csr_matrix(
+        (np.ones(int(keep.sum()), dtype=np.int64), (rows, cols[keep])), shape=(dataset.n_records, len(labels))
+    )
+    return np.asarray((matrix.T @ matrix).todense(), dtype=np.int64)

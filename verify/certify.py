@@ -1,0 +1,49 @@
+"""Turning per-unit results into one :class:`~privtool.results.Certificate`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from privtool.results import Certificate
+
+from .engines import UnitResult
+
+MAX_WITNESSES = 20
+"""Witnesses kept in ``details["witnesses"]`` besides the first one (``witness``)."""
+
+
+def engine_label(requested: str, results: Sequence[UnitResult]) -> str:
+    """``cpsat``/``enum``/``both``; for ``auto`` the engines actually used, e.g. ``auto(enum)``."""
+    if requested != "auto":
+        return requested
+    used = sorted({r.engine for r in results})
+    return f"auto({'+'.join(used)})" if used else "auto"
+
+
+def certificate_from_units(
+    guarantee: str, requested: str, results: Sequence[UnitResult], seconds: float, details: dict[str, Any] | None = None
+) -> Certificate:
+    """Holds iff no unit has a witness. Engine disagreements (``--engine both``)
+    are listed under ``details["engine_disagreements"]``; a disagreement never
+    lets the guarantee hold, since one engine is then wrong."""
+    failing = [r for r in results if r.witness is not None]
+    disagreements = [{"location": r.location, "answers": r.disagreement} for r in results if r.disagreement]
+    info: dict[str, Any] = dict(details or {})
+    info["units_by_engine"] = dict(Counter(r.engine for r in results))
+    info["violations"] = len(failing)
+    if len(failing) > 1:
+        info["witnesses"] = [r.witness for r in failing[1 : MAX_WITNESSES + 1]]
+    if disagreements:
+        info["engine_disagreements"] = disagreements
+    holds = not failing and not disagreements
+    return Certificate(
+        guarantee=guarantee,
+        holds=holds,
+        engine=engine_label(requested, results),
+        units=len(results),
+        seconds=round(seconds, 4),
+        witness=failing[0].witness if failing else None,
+        details=info,
+    )

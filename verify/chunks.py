@@ -1,0 +1,218 @@
+"""Chunk-level checks of a disassociated release: k^m-anonymity and covered items.
+
+A *chunk* is a record chunk or a shared chunk: the multiset of its non-empty
+sub-records (DESIGN.md, "Release format"). Two independent engines decide each
+property:
+
+* ``enum``: direct enumeration with per-item row bitsets (Python ints, bit r =
+  sub-record r), level by level, so the first witness found has the fewest items;
+* ``cpsat``: an OR-Tools CP-SAT model whose feasibility is the violation
+  (infeasible = certificate, feasible = witness), built over the *distinct*
+  sub-records weighted by their multiplicity.
+
+Every witness is re-counted directly before it is returned, so a witness is
+never a solver artefact. OR-Tools is imported inside the functions that use it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import comb
+
+Rows = Sequence[Sequence[str]]
+
+
+@dataclass(frozen=True)
+class ChunkBits:
+    """A chunk as sorted item labels and, per item, the bitset of the sub-records holding it."""
+
+    items: tuple[str, ...]
+    bits: tuple[int, ...]
+    n_rows: int
+
+    @classmethod
+    def of(cls, rows: Rows) -> "ChunkBits":
+        masks: dict[str, int] = {}
+        for r, row in enumerate(rows):
+            bit = 1 << r
+            for item in row:
+                masks[item] = masks.get(item, 0) | bit
+        items = tuple(sorted(masks))
+        return cls(items, tuple(masks[i] for i in items), len(rows))
+
+    def support(self, itemset: Sequence[str]) -> int:
+        """Sub-records of the chunk that contain every item of ``itemset``."""
+        index = {item: n for n, item in enumerate(self.items)}
+        mask = (1 << self.n_rows) - 1
+        for item in itemset:
+            if item not in index:
+                return 0
+            mask &= self.bits[index[item]]
+        return mask.bit_count()
+
+
+def support_in_rows(rows: Rows, itemset: Sequence[str]) -> int:
+    """Direct count (no bitsets) of the rows containing ``itemset``; used to re-check witnesses."""
+    wanted = set(itemset)
+    return sum(1 for row in rows if wanted <= set(row))
+
+
+def enumeration_size(n_items: int, m: int) -> int:
+    """Upper bound on the itemsets of 1..m items the enumeration engine may visit."""
+    return sum(comb(n_items, size) for size in range(1, m + 1))
+
+
+# ------------------------------------------------------------- k^m-anonymity
+def km_witness_enum(rows: Rows, k: int, m: int) -> tuple[list[str], int] | None:
+    """An itemset of 1..m items with support in [1, k-1] in the chunk, or None.
+
+    Level-wise enumeration over co-occurring itemsets only (an itemset with support
+    0 has no superset with positive support), so the witness has the fewest items.
+    """
+    chunk = ChunkBits.of(rows)
+    frontier: list[tuple[int, int]] = []  # (index of last item, row mask), itemsets kept in `paths`
+    paths: list[tuple[int, ...]] = []
+    for j, mask in enumerate(chunk.bits):
+        support = mask.bit_count()
+        if support < k:
+            return [chunk.items[j]], support
+        frontier.append((j, mask))
+        paths.append((j,))
+    n = len(chunk.items)
+    for _size in range(2, m + 1):
+        next_frontier: list[tuple[int, int]] = []
+        next_paths: list[tuple[int, ...]] = []
+        for (last, mask), path in zip(frontier, paths):
+            for j in range(last + 1, n):
+                joint = mask & chunk.bits[j]
+                if not joint:
+                    continue
+                support = joint.bit_count()
+                if support < k:
+                    return [chunk.items[i] for i in (*path, j)], support
+                next_frontier.append((j, joint))
+                next_paths.append((*path, j))
+        if not next_frontier:
+            break
+        frontier, paths = next_frontier, next_paths
+    return None
+
+
+def _distinct(rows: Rows) -> tuple[list[frozenset[str]], list[int]]:
+    counts = Counter(frozenset(row) for row in rows)
+    ordered = sorted(counts, key=lambda r: sorted(r))
+    return ordered, [counts[r] for r in ordered]
+
+
+def _solver(time_limit: float | None):
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1  # units already run in parallel through ctx.map
+    solver.parameters.cp_model_presolve = False  # tiny models: presolve costs more than it saves
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = time_limit
+    return solver
+
+
+class SolverGaveUp(RuntimeError):
+    """CP-SAT stopped (time limit) without proving feasibility or infeasibility."""
+
+
+def km_witness_cpsat(rows: Rows, k: int, m: int, time_limit: float | None = None) -> tuple[list[str], int] | None:
+    """The CP-SAT form of :func:`km_witness_enum`.
+
+    Booleans ``x_j`` (item j chosen) and ``y_r`` (distinct sub-record r holds every
+    chosen item), with ``y_r <-> AND_{j not in r} not x_j``; constraints
+    ``1 <= sum x <= m`` and ``1 <= sum_r w_r y_r <= k - 1`` (``w_r`` the
+    multiplicity). Infeasible means no itemset of 1..m items has support in
+    [1, k-1]: the chunk is k^m-anonymous.
+    """
+    from ortools.sat.python import cp_model
+
+    distinct, weights = _distinct(rows)
+    items = sorted({item for row in distinct for item in row})
+    model = cp_model.CpModel()
+    x = [model.new_bool_var(f"x{j}") for j in range(len(items))]
+    y = []
+    for r, row in enumerate(distinct):
+        yr = model.new_bool_var(f"y{r}")
+        absent = [x[j] for j, item in enumerate(items) if item not in row]
+        for xj in absent:
+            model.add_implication(yr, ~xj)
+        if absent:
+            model.add_bool_or(absent).only_enforce_if(~yr)
+        else:
+            model.add(yr == 1)
+        y.append(yr)
+    model.add_linear_constraint(sum(x), 1, m)
+    model.add_linear_constraint(cp_model.LinearExpr.weighted_sum(y, weights), 1, k - 1)
+    solver = _solver(time_limit)
+    status = solver.solve(model)
+    if status == cp_model.INFEASIBLE:
+        return None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise SolverGaveUp(f"CP-SAT stopped with status {solver.status_name(status)}")
+    itemset = [items[j] for j in range(len(items)) if solver.boolean_value(x[j])]
+    return itemset, support_in_rows(rows, itemset)
+
+
+# ------------------------------------------------------------- cover problem
+def covered_items_enum(rows: Rows) -> tuple[list[str], int]:
+    """The covered items of a chunk and the support of its whole itemset.
+
+    Awad et al., Definition 3: with I the set of the chunk's items, an item z is
+    covered when s(I) = s({z}), i.e. every sub-record holding z holds all of I.
+    Our reading (docs/guarantees.md): a chunk with a single distinct item has no
+    covered item, since z would be "covered" by nothing and no link is exposed;
+    and s(I) = 0 covers nothing (every item occurs at least once).
+    """
+    chunk = ChunkBits.of(rows)
+    if len(chunk.items) < 2:
+        return [], 0
+    whole = (1 << chunk.n_rows) - 1
+    for mask in chunk.bits:
+        whole &= mask
+    s_all = whole.bit_count()
+    if s_all == 0:
+        return [], 0
+    return [item for item, mask in zip(chunk.items, chunk.bits) if mask.bit_count() == s_all], s_all
+
+
+def covered_items_cpsat(rows: Rows, time_limit: float | None = None) -> tuple[list[str], int]:
+    """The CP-SAT form of :func:`covered_items_enum`: one model per chunk whose
+    solutions are the covered items (``z_j`` one-hot, ``y_r = sum_{j in r} z_j``,
+    ``sum_r w_r y_r = s(I)`` and ``s(I) >= 1``), all solutions enumerated."""
+    from ortools.sat.python import cp_model
+
+    distinct, weights = _distinct(rows)
+    items = sorted({item for row in distinct for item in row})
+    if len(items) < 2:
+        return [], 0
+    everything = set(items)
+    s_all = sum(w for row, w in zip(distinct, weights) if row == everything)
+    if s_all == 0:
+        return [], 0
+    model = cp_model.CpModel()
+    z = [model.new_bool_var(f"z{j}") for j in range(len(items))]
+    model.add_exactly_one(z)
+    y = [sum(z[j] for j, item in enumerate(items) if item in row) for row in distinct]
+    model.add(cp_model.LinearExpr.weighted_sum(y, weights) == s_all)
+
+    class _Collect(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[str] = []
+
+        def on_solution_callback(self) -> None:
+            self.found.extend(items[j] for j in range(len(items)) if self.boolean_value(z[j]))
+
+    solver = _solver(time_limit)
+    solver.parameters.enumerate_all_solutions = True
+    collect = _Collect()
+    status = solver.solve(model, collect)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE):
+        raise SolverGaveUp(f"CP-SAT stopped with status {solver.status_name(status)}")
+    return sorted(set(collect.found)), s_all

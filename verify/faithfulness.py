@@ -1,0 +1,195 @@
+"""Faithfulness of a release to its original (needs ``--original``).
+
+What is checked (docs/guarantees.md, "faithfulness"):
+
+* provenance: the original's content SHA-256 is the input SHA-256 the release
+  and the trail state; the trail belongs to this release (its release SHA-256);
+* accounting: every original record is published or counted as suppressed
+  (trail ``suppressed_records`` and release ``stats``), no record appears twice;
+* content, disassociated releases (needs the trail's ``cluster_of_record``): per
+  cluster, the record chunks partition the items into disjoint domains; each
+  record chunk equals, as a multiset, the non-empty projections of the cluster's
+  input records on its domain (after the trail's ``removed_items``) plus the
+  trail's ghost sub-records for it; each shared chunk likewise over the records
+  of every cluster under its joint cluster (joint clusters may nest); the term chunk is exactly the set of the
+  cluster's remaining items; the cluster size is its input records plus its
+  ghost records. Content of sanitized and generalized releases is checked by
+  ``removal-only`` and ``hierarchy``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from typing import Any, ClassVar
+
+from privtool.components import Evidence, Verifier
+from privtool.context import Context
+from privtool.dataset import Dataset
+from privtool.release import Release
+from privtool.results import Certificate
+from privtool.trail import Trail
+
+from .reconstruction_bounds import OverlappingJointClusters, joint_parents
+
+
+class Unfaithful(Exception):
+    """Carries the witness of the first problem found."""
+
+    def __init__(self, witness: dict[str, Any]) -> None:
+        super().__init__(witness.get("problem", "unfaithful"))
+        self.witness = witness
+
+
+def check_provenance(release: Release, original: Dataset, trail: Trail | None, release_sha256: str) -> None:
+    digest = original.content_sha256()
+    stated = release.provenance.get("input_sha256")
+    if stated and stated != digest:
+        raise Unfaithful({"problem": "the original is not the release's input (input SHA-256 differs)", "release_states": stated, "original": digest})
+    if trail is not None:
+        if trail.input_sha256 and trail.input_sha256 != digest:
+            raise Unfaithful({"problem": "the trail belongs to another input (input SHA-256 differs)", "trail_states": trail.input_sha256, "original": digest})
+        if trail.release_sha256 and trail.release_sha256 != release_sha256:
+            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release_sha256})
+
+
+def check_accounting(release: Release, original: Dataset, trail: Trail | None) -> int:
+    """Suppressed-record count after the consistency checks; raises on a gap."""
+    n = original.n_records
+    stats = release.stats
+    if "records_in" in stats and stats["records_in"] != n:
+        raise Unfaithful({"problem": "stats.records_in is not the number of original records", "stated": stats["records_in"], "original": n})
+    suppressed = stats.get("suppressed_records", 0)
+    if trail is not None:
+        positions = trail.suppressed_records
+        if len(set(positions)) != len(positions) or any(not 0 <= p < n for p in positions):
+            raise Unfaithful({"problem": "the trail's suppressed records are repeated or out of range"})
+        if "suppressed_records" in stats and stats["suppressed_records"] != len(positions):
+            raise Unfaithful({"problem": "stats.suppressed_records disagrees with the trail", "stats": stats["suppressed_records"], "trail": len(positions)})
+        suppressed = len(positions)
+    if release.kind != "disassociated":
+        if len(release.records) + suppressed != n:
+            raise Unfaithful({"problem": "published plus suppressed records do not add up to the original records",
+                              "published": len(release.records), "suppressed": suppressed, "original": n})
+    return suppressed
+
+
+def _project(rows: list[set[str]], domain: set[str]) -> Counter[tuple[str, ...]]:
+    out: Counter[tuple[str, ...]] = Counter()
+    for row in rows:
+        part = row & domain
+        if part:
+            out[tuple(sorted(part))] += 1
+    return out
+
+
+def _chunk_counter(chunk: list[list[str]]) -> Counter[tuple[str, ...]]:
+    return Counter(tuple(sorted(row)) for row in chunk)
+
+
+def check_disassociated_content(release: Release, original: Dataset, trail: Trail) -> int:
+    """See the module docstring; returns the number of clusters checked."""
+    n = original.n_records
+    try:
+        parent = joint_parents(release)
+    except OverlappingJointClusters as exc:
+        raise Unfaithful({"problem": "a cluster is a member of several joint clusters", "member": exc.args[0]}) from None
+    if len(trail.cluster_of_record) != n:
+        raise Unfaithful({"problem": "trail.cluster_of_record does not list every original record", "listed": len(trail.cluster_of_record), "original": n})
+    suppressed = set(trail.suppressed_records)
+    clusters = {c.id: c for c in release.clusters}
+    records = [set(r) for r in original.to_label_records()]
+    for entry in trail.removed_items:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and 0 <= entry[0] < n and entry[1] in records[entry[0]]):
+            raise Unfaithful({"problem": "the trail removes an item the original record does not hold", "entry": entry})
+        records[entry[0]].discard(entry[1])
+    members: dict[str, list[int]] = defaultdict(list)
+    for position, cid in enumerate(trail.cluster_of_record):
+        if cid is None:
+            if position not in suppressed:
+                raise Unfaithful({"problem": "an original record is neither published nor counted as suppressed", "record": position})
+            continue
+        if position in suppressed:
+            raise Unfaithful({"problem": "a record is both published and suppressed", "record": position})
+        if cid not in clusters:
+            raise Unfaithful({"problem": "the trail names a cluster the release does not have", "record": position, "cluster": cid})
+        members[cid].append(position)
+    ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
+    ghost_records: Counter[str] = Counter()
+    for ghost in trail.ghost_records:
+        ghosts[(str(ghost["cluster"]), int(ghost["chunk"]))][tuple(sorted(ghost["items"]))] += 1
+        ghost_records[str(ghost["cluster"])] += 1
+    shared_domains = {j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters}
+    under: dict[str, list[int]] = defaultdict(list)  # joint id -> input records of every cluster under it
+
+    def ancestors(node: str) -> list[str]:
+        chain = []
+        while node in parent:
+            node = parent[node]
+            chain.append(node)
+        return chain
+
+    for c in release.clusters:
+        rows = [records[p] for p in members[c.id]]
+        if c.size != len(rows) + ghost_records[c.id]:
+            raise Unfaithful({"problem": "the cluster size is not its input records plus its ghost records", "cluster": c.id,
+                              "size": c.size, "input_records": len(rows), "ghost_records": ghost_records[c.id]})
+        domains = [set().union(*map(set, chunk)) for chunk in c.record_chunks]
+        chain = ancestors(c.id)
+        for joint in chain:
+            under[joint].extend(members[c.id])
+        outside = [d for joint in chain for d in shared_domains[joint]]
+        seen: set[str] = set()
+        for d in [*domains, *outside, set(c.term_chunk)]:
+            if seen & d:
+                raise Unfaithful({"problem": "an item is published in two chunks of one cluster", "cluster": c.id, "items": sorted(seen & d)})
+            seen |= d
+        for index, (chunk, domain) in enumerate(zip(c.record_chunks, domains)):
+            expected = _project(rows, domain) + ghosts[(c.id, index)]
+            if expected != _chunk_counter(chunk):
+                got = _chunk_counter(chunk)
+                raise Unfaithful({"problem": "a record chunk differs from the projection of its cluster's records",
+                                  "cluster": c.id, "record_chunk": index,
+                                  "published_not_in_input": [list(r) for r in sorted(got - expected)][:5],
+                                  "input_not_published": [list(r) for r in sorted(expected - got)][:5]})
+        remaining = set().union(*rows) - set().union(*domains, *outside) if rows else set()
+        if remaining != set(c.term_chunk):
+            raise Unfaithful({"problem": "the term chunk is not the cluster's remaining items", "cluster": c.id,
+                              "missing": sorted(remaining - set(c.term_chunk))[:10], "invented": sorted(set(c.term_chunk) - remaining)[:10]})
+    for j in release.joint_clusters:
+        rows = [records[p] for p in under[j.id]]
+        for index, (chunk, domain) in enumerate(zip(j.shared_chunks, shared_domains[j.id])):
+            expected = _project(rows, domain) + ghosts[(j.id, index)]
+            if expected != _chunk_counter(chunk):
+                raise Unfaithful({"problem": "a shared chunk differs from the projection of its joint cluster's records",
+                                  "joint_cluster": j.id, "shared_chunk": index})
+    return len(release.clusters)
+
+
+class Faithfulness(Verifier):
+    name = "faithfulness"
+    summary = "The release is what the method should have made from the original (needs --original; --trail for clusters)."
+    params = ()
+    applies_to: ClassVar[tuple[str, ...]] = ("disassociated", "generalized", "sanitized")
+    criterion: ClassVar[str] = "faithfulness"
+
+    def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
+        start = time.perf_counter()
+        details: dict[str, Any] = {"trail": evidence.trail is not None}
+        if evidence.original is None:
+            details["reason"] = "needs --original"
+            return [Certificate(self.name, None, "none", 0, 0.0, None, details)]
+        if release.kind == "disassociated" and evidence.trail is None:
+            details["reason"] = "a disassociated release needs --trail to tie records to clusters"
+            return [Certificate(self.name, None, "none", 0, 0.0, None, details)]
+        units = 0
+        try:
+            check_provenance(release, evidence.original, evidence.trail, evidence.extra.get("release_sha256") or release.sha256())
+            details["suppressed_records"] = check_accounting(release, evidence.original, evidence.trail)
+            units = evidence.original.n_records
+            if release.kind == "disassociated":
+                assert evidence.trail is not None
+                details["clusters"] = check_disassociated_content(release, evidence.original, evidence.trail)
+        except Unfaithful as failure:
+            return [Certificate(self.name, False, "direct", units, round(time.perf_counter() - start, 4), failure.witness, details)]
+        return [Certificate(self.name, True, "direct", units, round(time.perf_counter() - start, 4), None, details)]

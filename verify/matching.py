@@ -1,0 +1,115 @@
+"""Exact assignment of published records to distinct original records.
+
+Used when no trail says which input record became which published one: a
+sanitized record must come from a distinct original superset, a generalized
+record from a distinct original record it generalizes. Both are bipartite
+b-matchings between *groups* of identical records (capacity = multiplicity),
+solved as a maximum flow (networkx); a perfect matching of the published side
+exists iff the flow saturates it.
+
+For containment (sanitized data) identical records are matched first: if some
+perfect matching pairs a published record p with o' while an identical original
+o = p is left over or paired with p' ⊆ o, swapping gives p -> o and p' -> o'
+(p' ⊆ p ⊆ o'), so pairing identical records never loses a perfect matching.
+Only the records that changed reach the flow.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+Record = tuple[str, ...]
+
+
+def _flow_unmatched(
+    published: Counter[Record], originals: Counter[Record], candidates: Callable[[Record], Iterable[Record]]
+) -> Counter[Record]:
+    """Published records (with multiplicity) that a maximum flow leaves unmatched."""
+    import networkx as nx
+
+    if not published:
+        return Counter()
+    graph = nx.DiGraph()
+    for p, count in published.items():
+        graph.add_edge("source", ("p", p), capacity=count)
+        for o in candidates(p):
+            graph.add_edge(("p", p), ("o", o))  # no capacity attribute: unbounded
+    for o, count in originals.items():
+        graph.add_edge(("o", o), "sink", capacity=count)
+    if "sink" not in graph:
+        return Counter(published)
+    _, flow = nx.maximum_flow(graph, "source", "sink")
+    unmatched: Counter[Record] = Counter()
+    for p, count in published.items():
+        sent = flow["source"][("p", p)]
+        if sent < count:
+            unmatched[p] = count - sent
+    return unmatched
+
+
+def unmatched_subsets(published: Sequence[Record], originals: Sequence[Record]) -> Counter[Record]:
+    """Published records that cannot each be given a distinct original superset
+    (empty Counter: a matching exists)."""
+    pub = Counter(tuple(sorted(set(r))) for r in published)
+    orig = Counter(tuple(sorted(set(r))) for r in originals)
+    for record in list(pub):
+        same = min(pub[record], orig.get(record, 0))
+        if same:
+            pub[record] -= same
+            orig[record] -= same
+    pub = +pub
+    orig = +orig
+    rest = [(o, set(o)) for o in orig]
+
+    def supersets(p: Record) -> Iterable[Record]:
+        wanted = set(p)
+        return [o for o, items in rest if wanted <= items]
+
+    return _flow_unmatched(pub, orig, supersets)
+
+
+def unmatched_generalizations(
+    published: Sequence[Record], originals: Sequence[Record], ancestors: dict[str, frozenset[str]]
+) -> Counter[Record]:
+    """Published generalized records that cannot each be given a distinct original
+    record they generalize. ``ancestors[item]`` is the set of ancestors-or-self of
+    a hierarchy node. g generalizes o when every item of o has exactly one
+    ancestor-or-self in g and every label of g is an ancestor-or-self of an item of o."""
+    pub = Counter(tuple(sorted(set(r))) for r in published)
+    orig = Counter(tuple(sorted(set(r))) for r in originals)
+    by_label: dict[str, list[Record]] = {}
+    for g in pub:
+        for label in g:
+            by_label.setdefault(label, []).append(g)
+    candidates_of: dict[Record, list[Record]] = {g: [] for g in pub}
+    for o in orig:
+        if not o:
+            for g in pub:
+                if not g:
+                    candidates_of[g].append(o)
+            continue
+        first = ancestors.get(o[0], frozenset())
+        seen: set[Record] = set()
+        for label in first:
+            for g in by_label.get(label, ()):
+                if g not in seen:
+                    seen.add(g)
+                    if generalizes(g, o, ancestors):
+                        candidates_of[g].append(o)
+    return _flow_unmatched(pub, orig, lambda g: candidates_of[g])
+
+
+def generalizes(g: Record, o: Record, ancestors: dict[str, frozenset[str]]) -> bool:
+    """See :func:`unmatched_generalizations`."""
+    labels = set(g)
+    used: set[str] = set()
+    for item in o:
+        above = ancestors.get(item)
+        if above is None:
+            return False
+        hit = labels & above
+        if len(hit) != 1:
+            return False
+        used |= hit
+    return used == labels

@@ -1,0 +1,25 @@
+"""The built-in verifiers, registered through ``privtool_verifiers`` like any plugin's."""
+
+from __future__ import annotations
+
+from privtool.components import Verifier
+from privtool.hookspecs import hookimpl
+
+from .disassociated import CoverFreedom, DisassociationGuarantee, KmAnonymity
+from .faithfulness import Faithfulness
+from .generalized import HierarchyConsistency, KAnonymity
+from .sanitized import RemovalOnly, RuleHiding
+
+
+@hookimpl
+def privtool_verifiers() -> list[Verifier]:
+    return [
+        KmAnonymity(),
+        DisassociationGuarantee(),
+        CoverFreedom(),
+        KAnonymity(),
+        HierarchyConsistency(),
+        RuleHiding(),
+        RemovalOnly(),
+        Faithfulness(),
+    ]
