@@ -128,7 +128,7 @@ def test_merged_chunks_are_caught(registry):
                      clusters=[Cluster("c0", 4, [chunks[0] + chunks[1]], [])])
     certs = run(registry, merged, original, retie(merged, trail))
     assert certs["faithfulness"].holds is False
-    assert certs["faithfulness"].witness["problem"] == "a record chunk differs from the projection of its cluster's records"
+    assert certs["faithfulness"].witness["problem"] == "a chunk holds sub-records that its records do not explain"
 
 
 # ------------------------------------------------------------- generalized
