@@ -47,8 +47,7 @@ class Unfaithful(Exception):
         self.witness = witness
 
 
-def check_provenance(release: Release, original: Dataset, trail: Trail | None, release_sha256: str) -> None:
-    digest = original.content_sha256()
+def check_provenance(release: Release, original: Dataset, trail: Trail | None, release_sha256: str, digest: str) -> None:
     stated = release.provenance.get("input_sha256")
     if stated and stated != digest:
         raise Unfaithful({"problem": "the original is not the release's input (input SHA-256 differs)", "release_states": stated, "original": digest})
@@ -160,7 +159,9 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         invented = set(c.term_chunk) - remaining
         if invented:
             raise Unfaithful({"problem": "the term chunk holds items the cluster's records do not", "cluster": c.id, "invented": sorted(invented)[:10]})
-        silent += sum(len(row & (remaining - set(c.term_chunk))) for row in rows)  # items published nowhere
+        lost = remaining - set(c.term_chunk)  # items published nowhere
+        if lost:
+            silent += sum(len(row & lost) for row in rows)
     for j in release.joint_clusters:
         rows = [records[p] for p in under[j.id]]
         for index, (chunk, domain) in enumerate(zip(j.shared_chunks, shared_domains[j.id])):
@@ -215,7 +216,13 @@ class Faithfulness(Verifier):
             return [Certificate(self.name, None, "none", 0, 0.0, None, details)]
         units = 0
         try:
-            check_provenance(release, evidence.original, evidence.trail, evidence.extra.get("release_sha256") or release.sha256())
+            check_provenance(
+                release,
+                evidence.original,
+                evidence.trail,
+                evidence.extra.get("release_sha256") or release.sha256(),
+                evidence.extra.get("original_sha256") or evidence.original.content_sha256(),
+            )
             details["suppressed_records"] = check_accounting(release, evidence.original, evidence.trail)
             units = evidence.original.n_records
             if release.kind == "disassociated":
