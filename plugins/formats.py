@@ -1,9 +1,11 @@
 """Built-in dataset formats (docs/formats.md has the user-facing description).
 
-* ``fimi`` (.dat .fimi .txt): one record per line, non-negative integer item ids
+* ``fimi`` (.dat .fimi): one record per line, non-negative integer item ids
   separated by whitespace (the FIMI repository's ``.dat``). Parsed by the
   vectorised tokenizer of :mod:`privtool.plugins.int_tokens`. Labels are
   ``str(int(token))``: ``007`` and ``7`` are one item.
+* ``basket`` (.basket .txt): one record per line, items are any labels without
+  whitespace, separated by whitespace (FIMI's layout for named items).
 * ``spmf`` (.spmf): SPMF's integer formats. A file that uses the markers is in
   the sequence style (``3 -1 7 -1 -2``: ``-1`` closes an itemset, ``-2`` ends
   the record); the record is the set of its items (DESIGN: we publish sets, the
@@ -103,20 +105,22 @@ def _token_error(tokens: IntTokens, mask: np.ndarray, source: str, problem: str)
     )
 
 
-class Fimi(Format):
-    name = "fimi"
-    summary = "one record per line, non-negative integer items separated by spaces (FIMI .dat)"
-    extensions = ("dat", "fimi", "txt")
-
-    def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
-        tokens = tokenize(data, source)
-        negative = tokens.values < 0
-        if negative.any():
-            _token_error(tokens, negative, source, "{token} is not an item id: FIMI item ids are non-negative integers")
-        return dataset_from_tokens(tokens.values, tokens.lines, tokens.n_lines)
+class IntegerFormat(Format):
+    """A format of integer tokens parsed from the raw bytes (``read_bytes``);
+    ``read`` on a text stream re-encodes it and parses the same way."""
 
     def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
         return self.read_bytes(stream.read().encode("utf-8"), source, params)
+
+
+class Fimi(IntegerFormat):
+    name = "fimi"
+    summary = "one record per line, non-negative integer items separated by spaces (FIMI .dat)"
+    extensions = ("dat", "fimi")
+
+    def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
+        tokens = tokenize(data, source, allow_negative=False)
+        return dataset_from_tokens(tokens.values, tokens.lines, tokens.n_lines)
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
@@ -124,7 +128,27 @@ class Fimi(Format):
             stream.write(" ".join(record) + "\n")
 
 
+class Basket(Format):
+    name = "basket"
+    summary = "one record per line, items are any labels separated by whitespace (letters allowed)"
+    extensions = ("basket", "txt")
+
+    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
+        return Dataset.from_records(line.split() for line in stream)
+
+    def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
+        for label in dataset.labels:
+            if not label or any(char.isspace() for char in label):
+                raise OutputError(
+                    f"item {label!r} cannot be written as {self.name}, whose items are separated by whitespace; "
+                    "write csv or jsonl instead."
+                )
+        for record in dataset.to_label_records():
+            stream.write(" ".join(record) + "\n")
+
+
 class Spmf(Format):
+class Spmf(IntegerFormat):
     name = "spmf"
     summary = "SPMF integer sequences (3 -1 7 -1 -2, read as the set of their items) or plain itemsets"
     extensions = ("spmf",)
@@ -132,40 +156,41 @@ class Spmf(Format):
 
     def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
         tokens = tokenize(data, source)
-        values, lines = tokens.values, tokens.lines
-        invalid = values < -2
-        if invalid.any():
-            _token_error(tokens, invalid, source, "{token} is neither an item id nor an SPMF marker (-1, -2)")
-        close_itemset, end_record = values == -1, values == -2
-        marker = close_itemset | end_record
-        if marker.any():
-            self._check_markers(tokens, close_itemset, end_record, source)
-            keep = ~marker
-            values, lines = values[keep], lines[keep]
-        return dataset_from_tokens(values, lines, tokens.n_lines)
+        self._check_markers(tokens, source)
+        keep = tokens.values >= 0
+        return dataset_from_tokens(tokens.values[keep], tokens.lines[keep], tokens.n_lines)
 
     @staticmethod
-    def _check_markers(tokens: IntTokens, close_itemset: np.ndarray, end_record: np.ndarray, source: str) -> None:
-        """Sequence style: a -1 follows an item, a -2 ends every non-blank line.
-        The first violation in file order is reported."""
-        new_line = np.ones(len(tokens.lines), dtype=bool)
-        new_line[1:] = tokens.lines[1:] != tokens.lines[:-1]
-        last_on_line = np.ones(len(tokens.lines), dtype=bool)
-        last_on_line[:-1] = new_line[1:]
-        after_marker = np.zeros(len(tokens.lines), dtype=bool)
-        after_marker[1:] = (close_itemset | end_record)[:-1]
-        problems = [
-            (close_itemset & (new_line | after_marker), "stray {token}: in SPMF a -1 closes an itemset, so it must follow an item"),
-            (end_record & ~last_on_line, "{token} ends the record, but more tokens follow it on the line"),
-            (last_on_line & ~end_record, "the record does not end with -2, although the file uses SPMF's -1/-2 markers"),
-        ]
+    def _check_markers(tokens: IntTokens, source: str) -> None:
+        """Only -1 and -2 may be negative; if the file has any marker, a -1
+        follows an item and a -2 ends every non-blank line. The first violation
+        in file order is reported."""
+        invalid = tokens.values < -2
+        close_itemset, end_record = tokens.values == -1, tokens.values == -2
+        problems = [(invalid, "{token} is neither an item id nor an SPMF marker (-1, -2)")]
+        if close_itemset.any() or end_record.any():
+            problems += Spmf._marker_problems(tokens.lines, close_itemset, end_record)
         firsts = [(int(np.argmax(mask)), mask, text) for mask, text in problems if mask.any()]
         if firsts:
             _, mask, text = min(firsts, key=lambda entry: entry[0])
             _token_error(tokens, mask, source, text)
 
-    def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
-        return self.read_bytes(stream.read().encode("utf-8"), source, params)
+    @staticmethod
+    def _marker_problems(
+        lines: np.ndarray, close_itemset: np.ndarray, end_record: np.ndarray
+    ) -> list[tuple[np.ndarray, str]]:
+        """Masks of the tokens that break the sequence style, with their message."""
+        new_line = np.ones(len(lines), dtype=bool)
+        new_line[1:] = lines[1:] != lines[:-1]
+        last_on_line = np.ones(len(lines), dtype=bool)
+        last_on_line[:-1] = new_line[1:]
+        after_marker = np.zeros(len(lines), dtype=bool)
+        after_marker[1:] = (close_itemset | end_record)[:-1]
+        return [
+            (close_itemset & (new_line | after_marker), "stray {token}: in SPMF a -1 closes an itemset, so it must follow an item"),
+            (end_record & ~last_on_line, "{token} ends the record, but more tokens follow it on the line"),
+            (last_on_line & ~end_record, "the record does not end with -2, although the file uses SPMF's -1/-2 markers"),
+        ]
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
@@ -196,15 +221,18 @@ def csv_rows(stream: IO[str], source: str, delimiter: str) -> Iterable[tuple[int
 
 
 class CsvWriter:
-    """Rows with minimal quoting and LF line ends; a row holding a CR is fully
-    quoted, as Python's minimal quoting leaves a lone CR bare with LF line ends."""
+    """Rows with minimal quoting and LF line ends. A row holding a CR is fully
+    quoted, as Python's minimal quoting leaves a lone CR bare with LF line ends;
+    so is a row with a field starting with U+FEFF, which a reader would take
+    for a byte-order mark at the start of the file."""
 
     def __init__(self, stream: IO[str], delimiter: str) -> None:
         self.plain = csv.writer(stream, delimiter=delimiter, lineterminator="\n")
         self.quoted = csv.writer(stream, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL)
 
     def writerow(self, row: list[str]) -> None:
-        (self.quoted if any("\r" in field for field in row) else self.plain).writerow(row)
+        risky = any("\r" in field or field.startswith("\ufeff") for field in row)
+        (self.quoted if risky else self.plain).writerow(row)
 
 
 class Csv(Format):
@@ -254,18 +282,25 @@ class CsvLong(Format):
         return Dataset.from_records(records.values())
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
-        empty = np.flatnonzero(dataset.sizes == 0)
-        if len(empty):
-            raise OutputError(
-                f"record {int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
-                "write csv or jsonl instead."
-            )
+        self.write_blocks([dataset], stream, params)
+
+    def write_blocks(self, blocks: Iterable[Dataset], stream: IO[str], params: dict[str, Any]) -> None:
+        """One header, then the rows of every block; record ids run on across blocks."""
         writer = CsvWriter(stream, delimiter_of(params))
         writer.writerow(list(self.header))
-        for position, record in enumerate(dataset.to_label_records()):
-            record_id = str(position)
-            for label in record:
-                writer.writerow([record_id, label])
+        first = 0
+        for block in blocks:
+            empty = np.flatnonzero(block.sizes == 0)
+            if len(empty):
+                raise OutputError(
+                    f"record {first + int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
+                    "write csv or jsonl instead."
+                )
+            for position, record in enumerate(block.to_label_records(), start=first):
+                record_id = str(position)
+                for label in record:
+                    writer.writerow([record_id, label])
+            first += block.n_records
 
 
 def json_kind(value: Any) -> str:
@@ -320,4 +355,4 @@ class JsonLines(Format):
 
 @hookimpl
 def privtool_formats() -> list[Format]:
-    return [Fimi(), Spmf(), Csv(), CsvLong(), JsonLines()]
+    return [Fimi(), Basket(), Spmf(), Csv(), CsvLong(), JsonLines()]

@@ -9,7 +9,7 @@ ends into blocks of about :data:`BLOCK_BYTES`, so temporary arrays stay a small
 multiple of one block whatever the file size.
 
 Whitespace is space, tab, CR and LF; lines end at LF (so CRLF files work). A
-token is ``-?[0-9]{1,18}``; anything else raises an :class:`InputError` naming
+token is ``-?[0-9]{1,18}`` (but not ``-0``); anything else raises an :class:`InputError` naming
 the line and the offending token.
 """
 
@@ -21,7 +21,8 @@ import numpy as np
 
 from privtool.errors import InputError
 
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 1 << 18
+_INT32_LIMIT = 2**31
 MAX_DIGITS = 18
 _POW10 = 10 ** np.arange(MAX_DIGITS, dtype=np.int64)
 _NEWLINE, _SPACE, _TAB, _CR, _MINUS, _ZERO = 10, 32, 9, 13, 45, 48
@@ -29,7 +30,8 @@ _NEWLINE, _SPACE, _TAB, _CR, _MINUS, _ZERO = 10, 32, 9, 13, 45, 48
 
 @dataclass(frozen=True)
 class IntTokens:
-    """Every token of a file in order: its ``value`` and 0-based ``line``;
+    """Every token of a file in order: its ``value`` and 0-based ``line``
+    (``int32`` arrays unless a value or line number needs ``int64``);
     ``n_lines`` counts the lines (a last line without LF included)."""
 
     values: np.ndarray
@@ -42,8 +44,10 @@ def count_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
-def tokenize(data: bytes, source: str) -> IntTokens:
-    """All integer tokens of ``data``; see the module docstring for the grammar."""
+def tokenize(data: bytes, source: str, allow_negative: bool = True) -> IntTokens:
+    """All integer tokens of ``data``; see the module docstring for the grammar.
+    Without ``allow_negative`` a ``-`` sign is an error too. The error names the
+    first offending token of the file."""
     values: list[np.ndarray] = []
     lines: list[np.ndarray] = []
     start, first_line = 0, 0
@@ -51,27 +55,41 @@ def tokenize(data: bytes, source: str) -> IntTokens:
         end = data.find(b"\n", min(start + BLOCK_BYTES, len(data)) - 1)
         end = len(data) if end < 0 else end + 1
         block = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
-        block_values, block_lines = _tokenize_block(block, data, start, source)
-        values.append(block_values)
-        lines.append(block_lines + first_line)
-        first_line += int(np.count_nonzero(block == _NEWLINE))
+        block_values, block_lines = _tokenize_block(block, data, start, source, allow_negative)
+        block_newlines = int(np.count_nonzero(block == _NEWLINE))
+        values.append(_narrow(block_values))
+        line_type = np.int32 if first_line + block_newlines < _INT32_LIMIT else np.int64
+        lines.append(block_lines.astype(line_type) + line_type(first_line))
+        first_line += block_newlines
         start = end
     if not values:
         return IntTokens(np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
     return IntTokens(np.concatenate(values), np.concatenate(lines), count_lines(data))
 
 
-def _tokenize_block(block: np.ndarray, data: bytes, offset: int, source: str) -> tuple[np.ndarray, np.ndarray]:
+def _narrow(values: np.ndarray) -> np.ndarray:
+    """``values`` as ``int32`` when they fit (halves the token arrays)."""
+    if len(values) == 0 or (values.min() > -_INT32_LIMIT and values.max() < _INT32_LIMIT):
+        return values.astype(np.int32)
+    return values
+
+
+def _tokenize_block(
+    block: np.ndarray, data: bytes, offset: int, source: str, allow_negative: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """Values and block-relative lines of the tokens of one block of whole lines."""
     newline = block == _NEWLINE
     space = newline | (block == _SPACE) | (block == _TAB) | (block == _CR)
     digit = (block - _ZERO) < 10  # uint8 arithmetic wraps bytes below '0' to >= 208
     minus = block == _MINUS
+    problems: list[tuple[int, str]] = []
     bad = ~(space | digit | minus)
     if bad.any():
-        _fail_at(data, offset + int(np.argmax(bad)), source)
+        problems.append((int(np.argmax(bad)), "is not an integer item id"))
     minus_at = np.flatnonzero(minus)
-    if len(minus_at):
+    if len(minus_at) and not allow_negative:
+        problems.append((int(minus_at[0]), "is not an item id: item ids are non-negative integers"))
+    elif len(minus_at):
         after = minus_at + 1
         followed = after < len(block)
         followed[followed] = digit[after[followed]]
@@ -79,29 +97,34 @@ def _tokenize_block(block: np.ndarray, data: bytes, offset: int, source: str) ->
         preceded[~preceded] = space[minus_at[~preceded] - 1]
         wrong = ~(followed & preceded)
         if wrong.any():
-            _fail_at(data, offset + int(minus_at[np.argmax(wrong)]), source)
+            problems.append((int(minus_at[np.argmax(wrong)]), "is not an integer item id"))
     digit_at = np.flatnonzero(digit)
-    if len(digit_at) == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     run_start = np.ones(len(digit_at), dtype=bool)
     run_start[1:] = digit_at[1:] != digit_at[:-1] + 1
     starts = np.flatnonzero(run_start)
     lengths = np.diff(np.append(starts, len(digit_at)))
-    if lengths.max() > MAX_DIGITS:
-        where = offset + int(digit_at[starts[np.argmax(lengths > MAX_DIGITS)]])
-        _fail_at(data, where, source, f"has more than {MAX_DIGITS} digits")
+    too_long = lengths > MAX_DIGITS
+    if too_long.any():
+        problems.append((int(digit_at[starts[np.argmax(too_long)]]), f"has more than {MAX_DIGITS} digits"))
+    if problems:
+        position, problem = min(problems)
+        _fail_at(data, offset + position, source, problem)
+    if len(digit_at) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     place = np.repeat(starts + lengths, lengths) - np.arange(1, len(digit_at) + 1)
     weighted = (block[digit_at].astype(np.int64) - _ZERO) * _POW10[place]
     values = np.add.reduceat(weighted, starts)
     first = digit_at[starts]
     negative = first > 0
     negative[negative] = minus[first[negative] - 1]
+    if np.any(values[negative] == 0):
+        _fail_at(data, offset + int(first[np.argmax(negative & (values == 0))]) - 1, source, "is not an integer item id")
     values[negative] = -values[negative]
     token_lines = np.searchsorted(np.flatnonzero(newline), first)
     return values, token_lines.astype(np.int64)
 
 
-def _fail_at(data: bytes, position: int, source: str, problem: str = "is not an integer item id") -> None:
+def _fail_at(data: bytes, position: int, source: str, problem: str) -> None:
     """Raise the error for the token around byte ``position``."""
     line_start = data.rfind(b"\n", 0, position) + 1
     line_end = data.find(b"\n", position)

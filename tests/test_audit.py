@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from browser import dump_dom, screenshot
 

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from privtool.dataset import Dataset, label_sort_key

@@ -12,7 +12,6 @@ from safe_examples import FIGURE1_RECORDS, figure1_release, km_chunk
 from privtool.components import Evidence, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import ParameterError
 from privtool.plugins.safe_disassociation.metrics import pem, rae, rlm
 from privtool.plugins.safe_disassociation.pairs import expected_pair_supports, original_pair_supports
 from privtool.plugins.safe_disassociation.sanitizer import safe_disassociate
@@ -46,8 +45,15 @@ def test_rae_of_figure1_by_hand() -> None:
 
 
 def test_rae_needs_the_original() -> None:
-    with pytest.raises(ParameterError, match="original"):
-        rae(figure1_release(), Evidence())
+    from privtool.assess import run_metrics
+    from privtool.context import Context
+    from privtool.errors import MissingEvidence
+    from privtool.plugins.safe_disassociation.metrics import Rae
+
+    [skipped] = run_metrics([Rae()], figure1_release(), Evidence(), {}, Context())
+    assert skipped.status == "skipped" and "needs the original data (--original DATA)" in skipped.reason
+    with pytest.raises(MissingEvidence, match="original"):
+        run_metrics([Rae()], figure1_release(), Evidence(), {}, Context(), named=True)
 
 
 def test_original_pair_supports_by_brute_force() -> None:

@@ -112,3 +112,39 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     assert "Traceback" not in clash.stderr
     # Disabling either plugin resolves the clash.
     assert _run(privtool, "-p", "no:impostor", "plugins").returncode == 0
+
+
+def _example_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("privtool_global_suppression", EXAMPLE / "privtool_global_suppression.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_example_anonymizer_against_a_brute_force_oracle() -> None:
+    """Oracle: an item survives exactly when at least k input records hold it;
+    surviving items stay in every record that held them; empty records go."""
+    from collections import Counter
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from privtool.context import Context
+    from privtool.dataset import Dataset
+
+    anonymizer = _example_module().GlobalSuppression()
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=5), min_size=1, max_size=25), st.integers(2, 6))
+    def check(rows: list[list[str]], k: int) -> None:
+        support = Counter(item for row in rows for item in set(row))
+        expected = [sorted(i for i in set(row) if support[i] >= k) for row in rows]
+        outcome = anonymizer.anonymize(Dataset.from_records(rows), {"k": k}, Context())
+        assert sorted(outcome.release.records) == sorted(r for r in expected if r)
+        assert outcome.trail.suppressed_records == [i for i, r in enumerate(expected) if not r]
+        assert len(outcome.trail.removed_items) == sum(len(set(row)) for row in rows) - sum(map(len, expected))
+        assert outcome.release.stats["records_published"] + outcome.release.stats["suppressed_records"] == len(rows)
+
+    check()

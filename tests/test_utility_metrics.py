@@ -7,7 +7,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

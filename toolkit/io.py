@@ -78,6 +78,14 @@ def check_readable(path: Path) -> None:
         raise InputError("permission denied", path=path)
 
 
+def check_output(path: Path) -> None:
+    """An :class:`InputError` when ``path`` cannot be an output file name."""
+    if path.is_dir():
+        raise InputError("expected an output file name, found a directory", path=path)
+    if not path.parent.is_dir():
+        raise InputError("the output directory does not exist", path=path.parent)
+
+
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole content of ``path``, decompressed when its first bytes are a
     gzip, bzip2 or xz header (whatever the name says), without a UTF-8 BOM.
@@ -115,7 +123,7 @@ def read_dataset(
     component = choose_format(registry, path, fmt)
     params = resolve(component.params, options or {}, f"format {component.name!r}")
     data = read_bytes(path)
-    if not data.strip():
+    if not data or data.isspace():
         raise InputError("the file is empty", path=path)
     dataset = component.read_bytes(data, str(path), params)
     if dataset.n_occurrences == 0:
@@ -160,8 +168,7 @@ def write_dataset_blocks(
     arrives (memory stays bounded by one block); atomic, compressed and checked
     like :func:`write_dataset`."""
     path = Path(path)
-    if path.is_dir():
-        raise InputError("expected an output file name, found a directory", path=path)
+    check_output(path)
     component = choose_format(registry, path, fmt)
     params = resolve(component.params, options or {}, f"format {component.name!r}")
     _, compression = split_suffixes(path)

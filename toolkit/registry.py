@@ -25,11 +25,15 @@ from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
+    "generalization": "privtool.plugins.generalization",
+    "disassociation": "privtool.plugins.disassociation",
     "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",
     "verify": "privtool.verify.plugin",
     "safe-disassociation": "privtool.plugins.safe_disassociation",
     "cover-linkage": "privtool.attacks.cover_linkage",
+    "rulehiding": "privtool.plugins.rulehiding",
+    "rule-remining": "privtool.attacks.remining",
 }
 """Short plugin name -> module of a built-in plugin."""
 

@@ -13,8 +13,9 @@ itemsets as real baskets do.
   a corruption level (normal, mean ``corruption``, variance 0.1, clipped to
   [0, 0.95]).
 * **Records**: a record's target size is drawn from ``size_distribution``
-  (``poisson``: 1 + Poisson(avg - 1), as Quest; ``lognormal``: heavier tailed,
-  like the BMS click and point-of-sale data). Patterns are picked by weight and
+  (``poisson``: 1 + Poisson(avg - 1) clipped to ``max_size``, as Quest;
+  ``lognormal``: heavier tailed, like the BMS click and point-of-sale data, and
+  drawn again above ``max_size``). Patterns are picked by weight and
   corrupted (items dropped one by one while a uniform number is below the
   pattern's corruption level, keeping at least one) and laid end to end; a
   record receives the patterns that start inside its target length. A pattern
@@ -31,9 +32,8 @@ Where the paper is silent or where we depart from it (all documented in
 * a fraction ``noise`` of the pattern picks is replaced by a single item drawn
   from the popularity, which gives the long tail of rare items real data has;
 * repeated items within a record are merged; a record left short of its
-  target gets extra picks (up to three rounds), and one longer than its target
-  keeps its first ``target`` distinct items. Target sizes never exceed
-  ``max_size``.
+  target gets extra picks (up to eight rounds), and one longer than its target
+  keeps its first ``target`` distinct items.
 
 The generator works in blocks of :data:`BLOCK_RECORDS` records, vectorised with
 numpy; each block has its own generator keyed by the seed and the block number
@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -111,14 +112,14 @@ class SynthSpec:
 
 PRESETS: dict[str, SynthSpec] = {
     # BMS-POS (Zheng, Kohavi & Mason, KDD 2001): 515,597 records, 1,657 items,
-    # max 164, avg 6.5. The size distribution, its spread and the 6.55 target
+    # max 164, avg 6.5. The size distribution, its spread and the 6.6 target
     # were tuned against `privtool stats` of the output (docs/commands/synth.md):
-    # records that stay short after merging repeated items pull the average
-    # about 0.06 below the target.
+    # the truncated lognormal and the records that stay short after merging
+    # repeated items pull the average about 0.1 below the target.
     "bms-pos": SynthSpec(
         records=515_597,
         items=1_657,
-        avg_size=6.55,
+        avg_size=6.6,
         max_size=164,
         size_distribution="lognormal",
         size_sigma=1.2,
@@ -155,14 +156,18 @@ def make_patterns(spec: SynthSpec, ctx: Context) -> Patterns:
     popularity = item_popularity(spec, ctx)
     sizes = np.clip(rng.poisson(spec.pattern_size, spec.n_patterns), 1, spec.items)
     fractions = np.minimum(rng.exponential(spec.correlation, spec.n_patterns) if spec.correlation > 0 else np.zeros(spec.n_patterns), 1.0)
+    log_popularity = np.log(popularity)
     chunks: list[np.ndarray] = []
     previous = np.zeros(0, dtype=np.int64)
     for size, fraction in zip(sizes.tolist(), fractions.tolist()):
         n_old = min(len(previous), int(fraction * size))
-        old = rng.choice(previous, n_old, replace=False) if n_old else previous[:0]
-        p = popularity.copy()
-        p[old] = 0.0
-        new = rng.choice(spec.items, size - n_old, replace=False, p=p / p.sum())
+        old = rng.permutation(previous)[:n_old]
+        # Weighted sampling without replacement by the Gumbel top-k trick: the
+        # largest log p + Gumbel keys are a popularity-weighted draw.
+        keys = log_popularity - np.log(-np.log(rng.random(spec.items)))
+        keys[old] = -np.inf
+        n_new = size - n_old
+        new = np.argpartition(-keys, n_new - 1)[:n_new] if n_new else previous[:0]
         previous = np.concatenate([old, new]).astype(np.int64)
         chunks.append(previous)
     indptr = np.zeros(spec.n_patterns + 1, dtype=np.int64)
@@ -179,14 +184,19 @@ def make_patterns(spec: SynthSpec, ctx: Context) -> Patterns:
 
 
 def _target_sizes(spec: SynthSpec, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Poisson sizes are clipped to ``max_size`` (as Quest); lognormal ones above
+    it are drawn again (a truncated lognormal), so that the tail thins out
+    towards ``max_size`` instead of piling up there."""
     if spec.size_distribution == "poisson":
-        sizes = 1 + rng.poisson(spec.avg_size - 1, n)
-    else:
-        # floor(X) + 1 with X lognormal of mean avg - 0.5 has mean close to avg.
-        mean = max(spec.avg_size - 0.5, 0.5)
-        mu = math.log(mean) - spec.size_sigma**2 / 2
-        sizes = 1 + np.floor(rng.lognormal(mu, spec.size_sigma, n)).astype(np.int64)
-    return np.clip(sizes, 1, spec.max_size).astype(np.int64)
+        return np.clip(1 + rng.poisson(spec.avg_size - 1, n), 1, spec.max_size).astype(np.int64)
+    # floor(X) + 1 with X lognormal of mean avg - 0.5 has mean close to avg.
+    mu = math.log(max(spec.avg_size - 0.5, 0.5)) - spec.size_sigma**2 / 2
+    sizes = 1 + np.floor(rng.lognormal(mu, spec.size_sigma, n)).astype(np.int64)
+    too_long = np.flatnonzero(sizes > spec.max_size)
+    while len(too_long):
+        sizes[too_long] = 1 + np.floor(rng.lognormal(mu, spec.size_sigma, len(too_long))).astype(np.int64)
+        too_long = too_long[sizes[too_long] > spec.max_size]
+    return sizes
 
 
 def _draw_instances(patterns: Patterns, spec: SynthSpec, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -268,7 +278,7 @@ def _first_occurrences(rows: np.ndarray, items: np.ndarray, n_items: int) -> tup
     return rows[first], items[first]
 
 
-TOP_UP_ROUNDS = 3
+TOP_UP_ROUNDS = 8
 """Rounds of extra picks for records that merging repeated items left short."""
 
 
@@ -282,11 +292,11 @@ def generate_block(spec: SynthSpec, patterns: Patterns, n: int, rng: np.random.G
     targets = _target_sizes(spec, n, rng)
     rows, items = _first_occurrences(*_lay_out(patterns, spec, targets, rng), spec.items)
     for _ in range(TOP_UP_ROUNDS):
-        short = np.flatnonzero(np.bincount(rows, minlength=n) < targets)
+        counts = np.bincount(rows, minlength=n)
+        short = np.flatnonzero(counts < targets)
         if not len(short):
             break
-        deficit = targets[short] - np.bincount(rows, minlength=n)[short]
-        extra_rows, extra_items = _lay_out(patterns, spec, deficit, rng)
+        extra_rows, extra_items = _lay_out(patterns, spec, targets[short] - counts[short], rng)
         rows = np.concatenate([rows, short[extra_rows]])
         items = np.concatenate([items, extra_items])
         order = np.argsort(rows, kind="stable")
@@ -299,14 +309,10 @@ def generate_block(spec: SynthSpec, patterns: Patterns, n: int, rng: np.random.G
     return Dataset.from_csr(indptr, items[capped].astype(np.int32), item_labels(spec.items), normalise=True)
 
 
-_LABELS: dict[int, tuple[str, ...]] = {}
-
-
+@cache
 def item_labels(n_items: int) -> tuple[str, ...]:
     """``("0", "1", ...)``: already in canonical label order."""
-    if n_items not in _LABELS:
-        _LABELS[n_items] = tuple(str(i) for i in range(n_items))
-    return _LABELS[n_items]
+    return tuple(str(i) for i in range(n_items))
 
 
 def generate(spec: SynthSpec, seed: int = 0, block_records: int = BLOCK_RECORDS) -> Iterator[Dataset]:

@@ -28,7 +28,6 @@ import numpy as np
 from privtool.attacks.cover import RECORD, chunk_covers, iter_chunks
 from privtool.components import Evidence, Metric
 from privtool.context import Context
-from privtool.errors import ParameterError
 from privtool.release import Release
 
 from .pairs import expected_pair_supports, original_pair_supports
@@ -82,8 +81,7 @@ def rlm(release: Release) -> dict[str, Any]:
 def rae(release: Release, evidence: Evidence) -> dict[str, Any]:
     """RAE of the release against the original dataset (5.1.3)."""
     original = evidence.original
-    if original is None:
-        raise ParameterError("the rae metric needs the original data (--original DATA).")
+    assert original is not None, "Rae.needs declares the original; run_metrics checks it"
     labels = list(original.labels)
     index = {x: i for i, x in enumerate(labels)}
     for _, rows in iter_chunks(release):
@@ -128,6 +126,7 @@ class Rlm(Metric):
 
 class Rae(Metric):
     name = "rae"
+    needs = ("original",)
     summary = "relative association error of item pairs, original vs expected reconstruction (5.1.3)"
     applies_to = ("disassociated",)
 

@@ -87,7 +87,7 @@ class ChunkAction:
 class ChunkSetResult:
     """The chunks of one owner after sanitizing (``None`` for a removed chunk)."""
 
-    chunks: list[list[list[str]] | None]
+    chunks: list[Sequence[Sequence[str]] | None]
     actions: list[ChunkAction]
     passes: int
 
@@ -106,7 +106,8 @@ def sanitize_chunks(
     ``capacity`` bounds ``|R_C|`` before suppression: ``delta - 2`` for record
     chunks (precondition (3)), ``N - 2`` for shared chunks.
     """
-    current: list[list[list[str]] | None] = [[list(row) for row in rows] for rows in chunks]
+    # rows are never changed in place: a repaired chunk is a new list
+    current: list[Sequence[Sequence[str]] | None] = list(chunks)
     actions: list[ChunkAction] = []
     passes = 0
     while True:
@@ -149,7 +150,7 @@ def sanitize_chunks(
 def sanitize_cluster(cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter) -> tuple[Cluster, ChunkSetResult]:
     """Record chunks of one cluster (a top-level function, for ``ctx.map``)."""
     result = sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds)
-    kept = [rows for rows in result.chunks if rows is not None]
+    kept = [[list(row) for row in rows] for rows in result.chunks if rows is not None]
     size = max([cluster.size, *(len(rows) for rows in kept)])
     return Cluster(cluster.id, size, kept, list(cluster.term_chunk)), result
 
@@ -223,7 +224,7 @@ def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context
     for joint in release.joint_clusters:
         capacity = joint_records(joint, sizes, joints_by_id) - 2
         result = sanitize_chunks(joint.id, SHARED, joint.shared_chunks, capacity, k, m, ctx.seeds)
-        joints.append(JointCluster(joint.id, list(joint.members), [rows for rows in result.chunks if rows is not None]))
+        joints.append(JointCluster(joint.id, list(joint.members), [[list(row) for row in rows] for rows in result.chunks if rows is not None]))
         _record(ghosts, summary, notes, result)
     safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
     safe.stats = _stats(release.stats, summary, before, safe)

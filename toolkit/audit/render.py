@@ -96,7 +96,7 @@ def render_markdown(audit: Audit) -> str:
         + ("" if audit.input_matches is None else f"; checked against the given original: {'matches' if audit.input_matches else 'DOES NOT MATCH'}"),
         f"- privtool {audit.privtool_version}; plugins: " + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in audit.release.provenance.get("plugins", {}).items()),
         f"- Seed: {audit.release.provenance.get('seed', 'unknown')}",
-        f"- Parameters: " + ", ".join(f"{md_escape(k)}={md_escape(v)}" for k, v in audit.release.params.items()),
+        "- Parameters: " + ", ".join(f"{md_escape(k)}={md_escape(v)}" for k, v in audit.release.params.items()),
         "",
     ]
     for section in audit.sections:

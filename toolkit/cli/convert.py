@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..io import check_readable, read_dataset, write_dataset
+from ..io import check_output, check_readable, read_dataset, write_dataset
 from .common import app, two_format_options
 
 
@@ -28,6 +28,7 @@ def command(ctx: click.Context, source: str, target: str, from_fmt: str | None, 
     """Convert the dataset IN to OUT (written atomically; .gz/.bz2/.xz compress)."""
     registry = app(ctx).registry
     check_readable(Path(source))
+    check_output(Path(target))
     (in_fmt, in_options), (out_fmt, out_options) = two_format_options(
         registry, (source, from_fmt), (target, to_fmt), ctx.args
     )

@@ -1,0 +1,153 @@
+"""Time reading + ``stats`` on every dataset file, with peak memory.
+
+Usage (from the repository root)::
+
+    .venv/bin/python benchmarks/read_stats.py [--data DIR] [--extra FILE ...] [--synthetic N]
+        [--repeat N] [--naive] [--plot PREFIX]
+
+For each ``*.dat.gz`` in ``--data`` (default ``../shared/data``) and each
+``--extra`` file (any format privtool reads, detected from the extension) it
+prints the best-of-``N`` wall time of :func:`privtool.io.read_dataset` and of
+:func:`privtool.cli.stats.dataset_stats`, then the peak of traced memory
+(``tracemalloc``, which sees numpy's buffers) of one read + stats in a separate
+run, in MiB and in bytes per item occurrence. ``--naive`` adds the time of the
+one-line reader privtool started with (``line.split()`` on the decompressed
+text, then ``Dataset.from_records``), as the before/after reference.
+
+``--synthetic N`` also measures a generated ``synthetic-N.dat.gz`` (written to
+a temporary folder, deleted afterwards): N records of BMS-POS-like shape (1,657
+items with Zipf popularity, record sizes 1 + Poisson(5.5), so 6.5 on average).
+It is a load test of the reader, not a realistic imitation (that is
+``privtool synth``).
+
+``--plot PREFIX`` draws read time against item occurrences (and the naive
+reader's, with ``--naive``) to ``PREFIX.png`` and ``PREFIX.svg``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+from privtool.cli.stats import dataset_stats
+from privtool.dataset import Dataset
+from privtool.io import read_dataset, write_dataset
+from privtool.registry import load_registry
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def best_of(repeat: int, fn: Callable[[], object]) -> float:
+    """Smallest wall time of ``repeat`` calls of ``fn``, in seconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def naive_read(path: Path) -> Dataset:
+    """The reader privtool had before the vectorised one (FIMI in gzip only)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return Dataset.from_records([line.split() for line in handle])
+
+
+def write_synthetic(path: Path, n_records: int, n_items: int = 1657, seed: int = 0) -> None:
+    """A FIMI file of ``n_records`` random records (see the module docstring)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    sizes = 1 + rng.poisson(5.5, n_records)
+    popularity = 1.0 / np.arange(1, n_items + 1)
+    items = rng.choice(n_items, size=int(sizes.sum()), p=popularity / popularity.sum()).astype(np.int32)
+    indptr = np.zeros(n_records + 1, dtype=np.int64)
+    np.cumsum(sizes, out=indptr[1:])
+    dataset = Dataset.from_csr(indptr, items, [str(i) for i in range(n_items)]).compact()
+    write_dataset(load_registry(), dataset, path)
+
+
+def peak_mib(fn: Callable[[], object]) -> float:
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def plot(rows: list[dict], prefix: str) -> None:
+    """Read time against item occurrences, log-log, PNG and SVG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    x = [row["occurrences"] for row in rows]
+    ax.plot(x, [row["read_s"] for row in rows], "o", label="privtool read (vectorised)")
+    naive = [(row["occurrences"], row["naive_s"]) for row in rows if row.get("naive_s") is not None]
+    if naive:
+        ax.plot(*zip(*naive), "s", mfc="none", label="naive read (line.split + from_records)")
+    for row in rows:
+        ax.annotate(row["file"].split(".")[0], (row["occurrences"], row["read_s"]), fontsize=7, xytext=(4, -10), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("item occurrences in the file")
+    ax.set_ylabel("seconds (best of repeats)")
+    ax.set_title("Reading a gzip-compressed FIMI file into a Dataset")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{prefix}.{ext}", dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--extra", type=Path, action="append", default=[], help="another dataset file (repeatable)")
+    parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also a generated file of N records")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--naive", action="store_true", help="also time the naive reader (.dat.gz files)")
+    parser.add_argument("--plot", metavar="PREFIX", help="write PREFIX.png and PREFIX.svg")
+    args = parser.parse_args()
+    registry = load_registry()
+    files = sorted(args.data.glob("*.dat.gz")) + args.extra
+    scratch = tempfile.TemporaryDirectory()
+    if args.synthetic:
+        files.append(Path(scratch.name) / f"synthetic-{args.synthetic}.dat.gz")
+        write_synthetic(files[-1], args.synthetic)
+    header = f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} {'peak MiB':>9} {'B/occ':>6}"
+    if args.naive:
+        header += f" {'naive s':>8}"
+    print(header)
+    rows = []
+    for path in files:
+        dataset = read_dataset(registry, path)
+        read_s = best_of(args.repeat, lambda: read_dataset(registry, path))
+        stats_s = best_of(args.repeat, lambda: dataset_stats(dataset))
+        peak = peak_mib(lambda: dataset_stats(read_dataset(registry, path)))
+        occurrences = dataset.n_occurrences
+        row = (
+            f"{path.name:<28} {dataset.n_records:>9,} {int((dataset.supports > 0).sum()):>7,} {occurrences:>12,} "
+            f"{read_s:>7.3f} {stats_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
+        )
+        naive_s = best_of(args.repeat, lambda: naive_read(path)) if args.naive and path.name.endswith(".dat.gz") else None
+        if naive_s is not None:
+            row += f" {naive_s:>8.3f}"
+        print(row, flush=True)
+        rows.append({"file": path.name, "occurrences": occurrences, "read_s": read_s, "naive_s": naive_s})
+    if args.plot:
+        plot(rows, args.plot)
+    scratch.cleanup()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Horizontal partitioning: HORPART and the three small-cluster strategies.
+
+Sources: Terrovitis et al., PVLDB 2012, Algorithm HORPART (transcribed in
+``papers/disassociation-horpart-verpart-refine.txt`` §3.1) and the strategies
+paper (``papers/disassociation-horizontal-strategies.txt``, Algorithms 1-4,
+§4-5). Every variant is the same depth-first split loop; they differ only in
+what happens to a part with fewer than k records:
+
+* ``horpart`` (the original as the strategies paper describes it, §4): a split
+  leaving a side with fewer than k records is abandoned and the undivided
+  cluster is returned;
+* ``suppression`` (Algorithm 2): the small part is suppressed;
+* ``adding`` (Algorithm 3): the small part joins the next part waiting on the
+  queue (which is split later), or the last saved cluster when none waits;
+* ``remaining-list`` (Algorithm 4, reconstructed from the prose): small parts
+  go to a list that is partitioned again, from scratch, once the queue is empty;
+  a list smaller than k (or one that a round could not shrink) joins the last
+  saved cluster.
+
+Choices where the papers are silent or contradict themselves (all documented in
+``docs/algorithms/disassociation.md``):
+
+* a part is final when it has at most ``max_cluster_size`` records (the
+  strategies paper's prose and worked example; Algorithm 1's line 1 writes
+  ``|D| < maxClusterSize``);
+* the split term is the most frequent term not yet used on the path from the
+  root (``ignore`` is per branch, as in Algorithm 1); ties go to the smallest
+  item id, i.e. the canonical label order;
+* a "split" whose term occurs in every record is no split: the part continues
+  with that term ignored;
+* the queue is a stack (the recursion order of Algorithm 1: the records with
+  the term first); "the second cluster on Q" is the next part on the stack.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privtool.components import Partitioning
+from privtool.dataset import Dataset
+
+STRATEGIES = ("horpart", "suppression", "adding", "remaining-list")
+
+
+class _Part:
+    """A group of records waiting on the stack. ``rows`` may still list records
+    that have since moved to a child part (``stale``); the part's own records
+    are those whose ``owner`` is its ``id``. ``counts`` holds the support of
+    every term in the part, zero for the terms in ``ignore``."""
+
+    __slots__ = ("id", "rows", "size", "counts", "ignore", "stale")
+
+    def __init__(self, pid: int, rows: np.ndarray, counts: np.ndarray, ignore: tuple[int, ...]) -> None:
+        self.id, self.rows, self.size, self.counts, self.ignore, self.stale = pid, rows, len(rows), counts, ignore, False
+
+
+def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Item ids of the records ``rows`` and, for each, its position in ``rows``."""
+    sizes = dataset.sizes[rows]
+    total = int(sizes.sum())
+    local = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
+    ends = np.cumsum(sizes)
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(ends - sizes, sizes)
+    items = dataset.items[np.repeat(dataset.indptr[rows], sizes) + offsets]
+    return items, local
+
+
+class _Splitter:
+    """The split loop's state: which part owns each record, and the parts."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self.owner = np.zeros(dataset.n_records, dtype=np.int64)
+        self.item_ptr, self.item_rows = dataset.item_index
+        self.next_id = 0
+
+    def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
+        items, _ = occurrences(self.dataset, rows)
+        counts = np.bincount(items, minlength=self.dataset.n_items).astype(np.int64)
+        if ignore:
+            counts[list(ignore)] = 0
+        return counts
+
+    def part(self, rows: np.ndarray, ignore: tuple[int, ...], counts: np.ndarray | None = None) -> _Part:
+        """A new part owning ``rows``."""
+        self.next_id += 1
+        self.owner[rows] = self.next_id
+        return _Part(self.next_id, rows, self.counts(rows, ignore) if counts is None else counts, ignore)
+
+    def rows(self, part: _Part) -> np.ndarray:
+        """The records the part still owns."""
+        if part.stale:
+            part.rows = part.rows[self.owner[part.rows] == part.id]
+            part.stale = False
+        return part.rows
+
+    def carve(self, part: _Part, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Take the records holding ``term`` out of ``part``, which keeps the rest
+        and ignores ``term`` from now on; returns their rows and term counts
+        (zero on the part's ignore set and ``term``)."""
+        holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
+        if len(holders) <= len(part.rows):
+            taken = holders[self.owner[holders] == part.id]
+        else:
+            rows = self.rows(part)
+            items, local = occurrences(self.dataset, rows)
+            has = np.zeros(len(rows), dtype=bool)
+            has[local[items == term]] = True
+            taken = rows[has]
+        counts = self.counts(taken, part.ignore)
+        part.counts -= counts
+        counts[term] = 0
+        part.size -= len(taken)
+        part.stale = True
+        part.ignore = part.ignore + (term,)
+        self.owner[taken] = 0
+        return taken, counts
+
+
+def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) -> Partitioning:
+    """Partition the records of ``dataset`` with ``strategy`` (one of :data:`STRATEGIES`).
+
+    Returns clusters (record positions, ascending within each cluster) in the
+    order the split loop saves them, and the suppressed positions.
+
+    Two shortcuts give the loop's result without walking it: once the most
+    frequent term of a part has support below k, HORPART abandons every further
+    split and ADDING adds every carved part straight back (it is the next part on
+    the stack), so the part is final as it is; SUPPRESSION and REMAINING-LIST
+    dispose of such a carved part at once instead of pushing it.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}")
+    split = _Splitter(dataset)
+    saved: list[np.ndarray] = []
+    suppressed: list[np.ndarray] = []
+    remaining: list[np.ndarray] = []
+    rounds = 0
+    round_size = dataset.n_records  # records the current remaining-list round started from
+    root = np.arange(dataset.n_records, dtype=np.int64)
+    stack = [split.part(root, (), dataset.supports.astype(np.int64))]
+
+    def dispose_small(rows: np.ndarray) -> None:
+        if strategy == "suppression":
+            suppressed.append(rows)
+        elif strategy == "remaining-list":
+            remaining.append(rows)
+        elif stack:  # adding: into the next part on the stack
+            target = stack[-1]
+            target.counts += split.counts(rows, target.ignore)
+            target.rows = np.concatenate([split.rows(target), rows])
+            target.size += len(rows)
+            split.owner[rows] = target.id
+        elif saved:  # adding, nothing waits: into the last saved cluster
+            saved[-1] = np.concatenate([saved[-1], rows])
+        else:
+            saved.append(rows)
+
+    while stack:
+        part = stack.pop()
+        final = True
+        while part.size > max_cluster_size and len(part.counts):
+            term = int(np.argmax(part.counts))
+            support = int(part.counts[term])
+            if support == 0:
+                break
+            if support == part.size:  # every record holds it: not a split
+                part.counts[term] = 0
+                part.ignore = part.ignore + (term,)
+                continue
+            if strategy in ("horpart", "adding") and support < k:
+                break
+            if strategy == "horpart" and part.size - support < k:
+                break
+            taken, counts = split.carve(part, term)
+            if support < k:
+                dispose_small(taken)
+                continue
+            stack.append(part)
+            stack.append(split.part(taken, part.ignore, counts))
+            final = False
+            break
+        if final:
+            rows = split.rows(part)
+            if len(rows) >= k or strategy == "horpart":
+                saved.append(rows)
+            else:
+                dispose_small(rows)
+        if not stack and remaining:
+            rest = np.concatenate(remaining)
+            remaining = []
+            if len(rest) >= k and len(rest) < round_size:
+                rounds += 1
+                round_size = len(rest)
+                stack.append(split.part(rest, ()))
+            elif saved:
+                saved[-1] = np.concatenate([saved[-1], rest])
+            else:
+                saved.append(rest)
+    clusters = [np.sort(rows) for rows in saved]
+    gone = np.sort(np.concatenate(suppressed)) if suppressed else np.zeros(0, dtype=np.int64)
+    notes = {"remaining_list_rounds": rounds} if strategy == "remaining-list" else {}
+    return Partitioning(clusters=clusters, suppressed=gone, notes=notes)

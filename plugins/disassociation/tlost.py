@@ -1,0 +1,67 @@
+"""tlost: the share of the data that disassociation publishes only in term chunks.
+
+Two variants (``docs/algorithms/disassociation.md``):
+
+* ``tlost_terms`` — the strategies paper's definition (§6.2): the fraction of
+  the terms with support >= k in the original data that end up in some term
+  chunk of the release;
+* ``tlost_occurrences`` — the fraction of the item occurrences of the published
+  records that are held only by term chunks (not by a record or shared chunk).
+
+Records a partitioner suppressed are outside both (the paper's convention); the
+release's ``suppressed_records`` stat says how many there were.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from privtool.dataset import Dataset
+from privtool.errors import ParameterError
+from privtool.release import Release
+from privtool.trail import Trail
+
+
+def chunk_occurrences(release: Release) -> int:
+    """Item occurrences held by the record chunks and shared chunks of ``release``."""
+    in_records = sum(len(s) for c in release.clusters for chunk in c.record_chunks for s in chunk)
+    in_shared = sum(len(s) for j in release.joint_clusters for chunk in j.shared_chunks for s in chunk)
+    return in_records + in_shared
+
+
+def published_occurrences(release: Release, original: Dataset, trail: Trail | None) -> int:
+    """Item occurrences of the records the release publishes: from the trail
+    when given (exact), else from the release's ``item_occurrences_published``."""
+    if trail is not None and trail.cluster_of_record:
+        if len(trail.cluster_of_record) != original.n_records:
+            raise ParameterError(
+                f"the trail covers {len(trail.cluster_of_record)} records but the original has {original.n_records}."
+            )
+        kept = np.array([c is not None for c in trail.cluster_of_record], dtype=bool)
+        return int(original.sizes[kept].sum())
+    if "item_occurrences_published" not in release.stats:
+        raise ParameterError("tlost needs the trail or the release stat item_occurrences_published.")
+    return int(release.stats["item_occurrences_published"])
+
+
+def tlost(release: Release, original: Dataset, k: int, trail: Trail | None = None) -> dict[str, float]:
+    """Both tlost variants of a disassociated ``release`` of ``original``."""
+    frequent = {original.labels[t] for t in np.flatnonzero(original.supports >= k).tolist()}
+    in_term_chunks = {t for c in release.clusters for t in c.term_chunk}
+    published = published_occurrences(release, original, trail)
+    held = chunk_occurrences(release)
+    return {
+        "tlost_terms": len(frequent & in_term_chunks) / len(frequent) if frequent else 0.0,
+        "tlost_occurrences": (published - held) / published if published else 0.0,
+    }
+
+
+def release_k(release: Release, given: Any) -> int:
+    """The k to judge "frequent" by: the metric's own parameter, else the release's."""
+    if given is not None:
+        return int(given)
+    if "k" not in release.params:
+        raise ParameterError("the release does not record its k; pass --k.")
+    return int(release.params["k"])

@@ -1,0 +1,228 @@
+"""``exact``: the fewest removed item occurrences that hide every sensitive rule,
+then the fewest lost non-sensitive rules, with OR-Tools CP-SAT.
+
+Model (docs/algorithms/rule-hiding.md, "exact"). Let ``T*`` be the records that
+fully support some sensitive rule and ``I_S`` the items of the sensitive rules.
+One boolean ``keep[t, i]`` per occurrence of an item of ``I_S`` in a record of
+``T*``; every other occurrence is kept. This loses no optimum: restoring a
+removed occurrence outside ``T*`` or outside ``I_S`` never makes a sensitive rule
+strong (it can only raise ``s(X)`` or leave the counts alone), so a minimum
+solution removes nothing there. For a rule ``X => Y``,
+``s(XY) = #(records with XY outside T*) + sum over t in T* with XY of AND(keep[t, i], i in XY n I_S)``
+and ``s(X)`` likewise; "hidden" is the disjunction
+``s(XY) <= MST - 1  or  q s(XY) - p s(X) <= -1`` (MCT = p/q, exact). Since
+deletions never raise ``s(X)``, either way ``s(XY) <= s_D(XY) - min(N_sup, N_conf)``
+(ALGORITHM-NOTES 2.2) holds; it is added as a cut, which gives the solver a
+useful lower bound.
+
+Stage 1 minimises the removals. Stage 2 fixes the removals at the stage-1 value
+(or at most it, when stage 1 was cut by the time limit) and minimises the number
+of non-sensitive rules of R(D) that are no longer strong; only the rules whose
+counts involve a variable are modelled (the others cannot be lost). Each stage
+has ``time_limit`` seconds; the notes in the trail say whether each was proved
+optimal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from privtool.context import Context
+from privtool.errors import ParameterError
+from privtool.mining import association_rules
+from privtool.params import Param
+
+from .base import COMMON_PARAMS, RuleHidingSanitizer
+from .fhsar import Fhsar
+from .mdsrrc import Mdsrrc
+from .mfi_relevance import MfiRelevance
+from .workspace import IdRule, Workspace
+
+
+HEURISTICS: dict[str, type[RuleHidingSanitizer]] = {"mfi-relevance": MfiRelevance, "fhsar": Fhsar, "mdsrrc": Mdsrrc}
+
+
+class _Model:
+    """The CP-SAT variables and count expressions over one workspace."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        from ortools.sat.python import cp_model
+
+        self.cp_model = cp_model
+        self.model = cp_model.CpModel()
+        self.workspace = workspace
+        self.items = frozenset().union(*(rule.xy for rule in workspace.rules))
+        rows = set()
+        for rule in workspace.rules:
+            rows.update(workspace.original_rows(rule.xy).tolist())
+        self.rows = rows
+        self.keep: dict[tuple[int, int], Any] = {}
+        for t in sorted(rows):
+            for item in workspace.dataset.record(t).tolist():
+                if item in self.items:
+                    self.keep[(t, item)] = self.model.NewBoolVar(f"keep_{t}_{item}")
+        self._ands: dict[tuple[int, frozenset[int]], Any] = {}
+
+    def _and(self, t: int, items: frozenset[int]) -> Any:
+        key = (t, items)
+        var = self._ands.get(key)
+        if var is None:
+            literals = [self.keep[(t, i)] for i in sorted(items)]
+            if len(literals) == 1:
+                var = literals[0]
+            else:
+                var = self.model.NewBoolVar(f"and_{t}_{len(self._ands)}")
+                self.model.AddBoolAnd(literals).OnlyEnforceIf(var)
+                self.model.AddBoolOr([lit.Not() for lit in literals]).OnlyEnforceIf(var.Not())
+            self._ands[key] = var
+        return var
+
+    def count(self, itemset: frozenset[int]) -> tuple[Any, bool]:
+        """``s(itemset)`` after sanitization as a linear expression, and whether
+        it depends on any variable."""
+        variable_items = itemset & self.items
+        fixed, terms = 0, []
+        for t in self.workspace.original_rows(itemset).tolist():
+            if t in self.rows and variable_items:
+                terms.append(self._and(t, variable_items))
+            else:
+                fixed += 1
+        return fixed + sum(terms), bool(terms)
+
+    def hint(self, removed: dict[int, set[int]]) -> None:
+        """Hint a solution given as removed items per record, permuted within
+        groups of identical records to satisfy :meth:`break_symmetry`."""
+        values = {key: int(key[1] not in removed.get(key[0], ())) for key in self.keep}
+        for members in self.identical_groups():
+            items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
+            patterns = sorted(([values[(t, i)] for i in items] for t in members), key=sum)
+            for t, pattern in zip(members, patterns):
+                for i, value in zip(items, pattern):
+                    values[(t, i)] = value
+        for key, var in self.keep.items():
+            self.model.AddHint(var, values[key])
+
+    def removed(self) -> Any:
+        return sum(1 - var for var in self.keep.values())
+
+    def identical_groups(self) -> list[list[int]]:
+        """Records of ``T*`` with identical content, in record order."""
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for t in sorted(self.rows):
+            groups.setdefault(tuple(self.workspace.dataset.record(t).tolist()), []).append(t)
+        return [members for members in groups.values() if len(members) > 1]
+
+    def break_symmetry(self) -> int:
+        """Records with identical content are interchangeable in both stages, so
+        among them removals may be assumed non-increasing in record order (any
+        solution can be permuted into that form). Returns the constraints added."""
+        added = 0
+        for members in self.identical_groups():
+            for first, second in zip(members, members[1:]):
+                items = [i for i in self.workspace.dataset.record(first).tolist() if i in self.items]
+                self.model.Add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
+                added += 1
+        return added
+
+
+class Exact(RuleHidingSanitizer):
+    name = "exact"
+    summary = "the optimum: fewest removed occurrences, then fewest lost rules, by OR-Tools CP-SAT (small data)"
+    params = (
+        *COMMON_PARAMS,
+        Param("time_limit", float, 60.0, "seconds for each of the two solver stages", min=0.1),
+        Param("second_objective", bool, True, "after the fewest removals, minimise the lost non-sensitive rules"),
+        Param("solver_workers", int, 1, "CP-SAT search workers (1 is deterministic)", min=1),
+        Param("hint", str, "mfi-relevance", "heuristic whose solution starts the search (none: no start)",
+              choices=("none", *HEURISTICS)),
+    )
+
+    def hide(self, workspace: Workspace, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        m = _Model(workspace)
+        model, cp_model = m.model, m.cp_model
+        thresholds = workspace.thresholds
+        p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
+        for index, rule in enumerate(workspace.rules):
+            sxy, _ = m.count(rule.xy)
+            sx, _ = m.count(rule.x)
+            # A cut that makes the LP bound useful: deletions never raise s(X),
+            # so at least N = min(N_sup, N_conf) supporting records must lose an
+            # item of XY (ALGORITHM-NOTES 2.2), whichever way the rule is hidden.
+            model.Add(sxy <= len(workspace.original_rows(rule.xy)) - workspace.to_hide(index))
+            by_support, by_confidence = model.NewBoolVar(""), model.NewBoolVar("")
+            model.Add(sxy <= thresholds.min_support - 1).OnlyEnforceIf(by_support)
+            model.Add(q * sxy - p * sx <= -1).OnlyEnforceIf(by_confidence)
+            model.AddBoolOr([by_support, by_confidence])
+        symmetry = m.break_symmetry()
+        if params["hint"] != "none":
+            start = Workspace(workspace.dataset, workspace.rules, thresholds)
+            HEURISTICS[params["hint"]]().hide(start, {}, ctx)
+            m.hint(start.removed)
+        removed = m.removed()
+        model.Minimize(removed)
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = float(params["time_limit"])
+        solver.parameters.num_workers = int(params["solver_workers"])
+        solver.parameters.random_seed = ctx.seed & 0x7FFFFFFF
+        status = solver.Solve(model)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise ParameterError(
+                f"exact found no solution within --time-limit {params['time_limit']} s "
+                f"({solver.StatusName(status)}); raise it or use a heuristic sanitizer."
+            )
+        notes: dict[str, Any] = {
+            "variables": len(m.keep),
+            "symmetry_constraints": symmetry,
+            "removal_status": solver.StatusName(status),
+            "removal_optimal": status == cp_model.OPTIMAL,
+            "removals": int(round(solver.ObjectiveValue())),
+            "removal_bound": int(round(solver.BestObjectiveBound())),
+            "removal_seconds": round(solver.WallTime(), 3),
+        }
+        keep_values = {key: solver.Value(var) for key, var in m.keep.items()}
+        if params["second_objective"]:
+            keep_values = self._fewest_lost(m, solver, status, keep_values, params, notes)
+        for (t, item), value in sorted(keep_values.items()):
+            if not value:
+                workspace.remove(t, item)
+        return notes
+
+    @staticmethod
+    def _fewest_lost(m: _Model, solver: Any, status: int, keep_values: dict, params: dict[str, Any], notes: dict) -> dict:
+        cp_model, model, workspace = m.cp_model, m.model, m.workspace
+        thresholds = workspace.thresholds
+        p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
+        best = notes["removals"]
+        removed = m.removed()
+        model.Add(removed == best) if status == cp_model.OPTIMAL else model.Add(removed <= best)
+        sensitive = {rule.rule for rule in workspace.rules}
+        lost = []
+        for mined in association_rules(workspace.dataset, thresholds):
+            if mined.rule in sensitive:
+                continue
+            rule = IdRule.of(mined.rule, workspace.dataset)
+            sxy, varies_xy = m.count(rule.xy)
+            sx, varies_x = m.count(rule.x)
+            if not (varies_xy or varies_x):
+                continue
+            gone = model.NewBoolVar("")
+            model.Add(sxy >= thresholds.min_support).OnlyEnforceIf(gone.Not())
+            model.Add(q * sxy - p * sx >= 0).OnlyEnforceIf(gone.Not())
+            lost.append(gone)
+        notes["modelled_rules"] = len(lost)
+        model.Minimize(sum(lost))
+        model.ClearHints()
+        for key, var in m.keep.items():
+            model.AddHint(var, keep_values[key])
+        second = cp_model.CpSolver()
+        second.parameters.max_time_in_seconds = float(params["time_limit"])
+        second.parameters.num_workers = int(params["solver_workers"])
+        second.parameters.random_seed = solver.parameters.random_seed
+        status2 = second.Solve(model)
+        notes["lost_status"] = second.StatusName(status2)
+        if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return keep_values
+        notes["lost_optimal"] = status2 == cp_model.OPTIMAL
+        notes["lost_rules"] = int(round(second.ObjectiveValue()))
+        notes["lost_seconds"] = round(second.WallTime(), 3)
+        return {key: second.Value(var) for key, var in m.keep.items()}

@@ -1,0 +1,40 @@
+"""Small numpy helpers for grouping integer arrays by sorting.
+
+``np.unique`` on large int64 arrays may take a hash-based path that is slower
+than a plain sort here; these helpers sort once and mark run boundaries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def run_starts(sorted_values: np.ndarray) -> np.ndarray:
+    """Positions where a new run of equal values starts in a sorted 1-D array."""
+    if len(sorted_values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+
+
+def unique_int(values: np.ndarray) -> np.ndarray:
+    """The distinct values of an integer array, ascending."""
+    ordered = np.sort(values, kind="stable")
+    return ordered[run_starts(ordered)]
+
+
+def pair_key(high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """One int64 per pair of non-negative ints (``low`` < 2**32), ordered like
+    the pairs; :func:`split_pair_key` undoes it."""
+    return high.astype(np.int64) * (1 << 32) + low.astype(np.int64)
+
+
+def split_pair_key(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return keys >> 32, keys & 0xFFFFFFFF
+
+
+def csr_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Positions ``indptr[r]..indptr[r+1]-1`` of every row in ``rows``, concatenated."""
+    lengths = indptr[rows + 1] - indptr[rows]
+    starts = np.repeat(indptr[rows], lengths)
+    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return starts + offsets
