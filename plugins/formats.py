@@ -147,7 +147,6 @@ class Basket(Format):
             stream.write(" ".join(record) + "\n")
 
 
-class Spmf(Format):
 class Spmf(IntegerFormat):
     name = "spmf"
     summary = "SPMF integer sequences (3 -1 7 -1 -2, read as the set of their items) or plain itemsets"
