@@ -100,7 +100,7 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
     try:
         parent = joint_parents(release)
     except OverlappingJointClusters as exc:
-        raise Unfaithful({"problem": "a cluster is a member of several joint clusters", "member": exc.args[0]}) from None
+        raise Unfaithful({"problem": "joint clusters cross (neither disjoint nor nested)", "at": exc.args[0]}) from None
     if len(trail.cluster_of_record) != n:
         raise Unfaithful({"problem": "trail.cluster_of_record does not list every original record", "listed": len(trail.cluster_of_record), "original": n})
     suppressed = set(trail.suppressed_records)
