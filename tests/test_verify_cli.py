@@ -139,3 +139,13 @@ def test_safe_disassociation_release_is_certified_end_to_end(run_cli, figure1, t
     faith = {c["guarantee"]: c for c in json.loads(result.out)["certificates"]}["faithfulness"]
     assert faith["holds"] is False  # the size (8 = 6 records + 2 ghosts) no longer adds up
     assert faith["witness"]["problem"] == "the cluster size is not its input records plus at most its ghost sub-records"
+
+
+def test_malformed_trail_entries_exit_2(run_cli, figure1, tmp_path):
+    path, data, trail, _ = figure1
+    obj = json.loads(trail.read_text())
+    obj["ghost_records"] = [{"cluster": "c0", "chunk": "first", "items": ["a"]}]
+    bad = tmp_path / "bad.trail.json"
+    bad.write_text(json.dumps(obj))
+    result = run_cli("verify", path, "--original", data, "--trail", bad, "--executor", "serial", "-q")
+    assert result.code == 2 and "$.ghost_records[0]" in result.err and "Traceback" not in result.err

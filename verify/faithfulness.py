@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
 from privtool.dataset import Dataset
+from privtool.errors import InputError
 from privtool.release import Release
 from privtool.results import Certificate
 from privtool.trail import Trail
@@ -123,8 +124,11 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         members[cid].append(position)
     ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
     ghost_records: Counter[str] = Counter()
-    for ghost in trail.ghost_records:
-        ghosts[(str(ghost["cluster"]), int(ghost["chunk"]))][tuple(sorted(ghost["items"]))] += 1
+    for n, ghost in enumerate(trail.ghost_records):
+        items = ghost["items"]
+        if not isinstance(ghost["chunk"], int) or not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+            raise InputError(f"invalid trail at $.ghost_records[{n}]: expected an integer chunk and a list of item labels.", path="trail")
+        ghosts[(str(ghost["cluster"]), ghost["chunk"])][tuple(sorted(items))] += 1
         ghost_records[str(ghost["cluster"])] += 1
     silent = 0  # occurrences removed without a trail entry (partial suppression)
     shared_domains = {j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters}
