@@ -55,8 +55,10 @@ def check_provenance(release: Release, original: Dataset, trail: Trail | None, r
     if trail is not None:
         if trail.input_sha256 and trail.input_sha256 != digest:
             raise Unfaithful({"problem": "the trail belongs to another input (input SHA-256 differs)", "trail_states": trail.input_sha256, "original": digest})
-        if trail.release_sha256 and trail.release_sha256 != release_sha256:
-            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release_sha256})
+        # release_sha256 may be the SHA-256 of the release file; it equals the
+        # canonical one for a file privtool wrote, otherwise recompute.
+        if trail.release_sha256 and trail.release_sha256 != release_sha256 and trail.release_sha256 != release.sha256():
+            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release.sha256()})
 
 
 def check_accounting(release: Release, original: Dataset, trail: Trail | None) -> int:
