@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
 
+@lru_cache(maxsize=1 << 20)
 def label_sort_key(label: str) -> tuple[int, int, str]:
     """Canonical order of item labels: integers numerically first, then text.
 
