@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from privtool.dataset import Dataset
-from privtool.errors import ParameterError
+from privtool.errors import MissingEvidence, ParameterError
 from privtool.release import Release
 from privtool.trail import Trail
 
@@ -45,7 +45,7 @@ def published_occurrences(release: Release, original: Dataset, trail: Trail | No
         kept = np.array([c is not None for c in trail.cluster_of_record], dtype=bool)
         return int(original.sizes[kept].sum())
     if "item_occurrences_published" not in release.stats:
-        raise ParameterError("tlost needs the trail or the release stat item_occurrences_published.")
+        raise MissingEvidence("metric 'tlost' needs the trail (--trail TRAIL) or the release stat item_occurrences_published.")
     return int(release.stats["item_occurrences_published"])
 
 
