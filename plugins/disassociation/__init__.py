@@ -151,7 +151,7 @@ def cluster_batches(dataset: Dataset, clusters: list[np.ndarray]) -> list[tuple[
 
 class TLost(Metric):
     name = "tlost"
-    summary = "share of frequent terms (tlost_terms) and of item occurrences (tlost_occurrences) left in term chunks"
+    summary = "share of frequent terms (tlost_terms, tlost_terms_everywhere) and of item occurrences (tlost_occurrences) left in term chunks"
     applies_to = ("disassociated",)
     needs = ("original",)
     params = (Param("k", int, None, "A term is frequent when its original support is at least k (default: the release's k).", min=2),)
