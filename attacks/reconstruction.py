@@ -51,7 +51,6 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError, UserError
 from privtool.release import Release
@@ -452,7 +451,7 @@ class ReconstructionModel:
 
     # ------------------------------------------------------------- sampling
     @cached_property
-    def sampler(self) -> "ReconstructionSampler":
+    def sampler(self) -> ReconstructionSampler:
         """The uniform sampler: numpy arrays only, cheap to pickle to workers."""
         return ReconstructionSampler(self)
 
@@ -711,4 +710,4 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
     status = solver.Solve(model)
     if status != cp_model.OPTIMAL:  # a bounded integer program always has an optimum
         raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
-    return int(round(solver.ObjectiveValue()))
+    return round(solver.ObjectiveValue())

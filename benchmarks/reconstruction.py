@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from privtool.attacks.reconstruction import ReconstructionModel
 from privtool.release import read_release
 
