@@ -79,10 +79,6 @@ class ChunkModel:
     rows: tuple[frozenset[str], ...]
     bits: dict[str, int] = field(repr=False)
 
-    @property
-    def items(self) -> frozenset[str]:
-        return frozenset(self.bits)
-
     def rows_containing(self, items: Iterable[str]) -> int:
         """How many sub-records contain every one of ``items`` (all in this chunk)."""
         mask = (1 << len(self.rows)) - 1
