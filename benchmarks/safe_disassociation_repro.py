@@ -105,6 +105,37 @@ def main() -> None:
                     print(name, experiment, "done", flush=True)
             store.write_text(json.dumps(results, indent=1) + "\n")
     plot(results, out)
+    print(markdown(results))
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def markdown(results: dict) -> str:
+    """The tables of docs/results/safe-disassociation.md, from the stored results."""
+    lines = []
+    for key, x in (("by_k", "k"), ("by_m", "m")):
+        for name, rows in results.get(key, {}).items():
+            lines += [f"\n{name}, PEM by {x}\n", f"| {x} | record chunks | vulnerable | PEM % | PEM literal % | PEM after safe % |", "|---:|---:|---:|---:|---:|---:|"]
+            lines += [f"| {r[x]} | {r['record_chunks']} | {r['vulnerable_record_chunks']} | {_pct(r['pem'])} | {_pct(r.get('pem_literal', float('nan')))} | {_pct(r['pem_safe'])} |" for r in rows]
+    for name, rows in results.get("by_delta", {}).items():
+        lines += [
+            f"\n{name}, k=3, m=2, by max cluster size\n",
+            "| max cluster size | PEM % | PEM literal % | partial | fallback | RLM % | RLM real % | RAE sum disassociated | RAE sum safe | RAE mean disassociated | RAE mean safe | CPU s disassociation | CPU s sanitizer |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in rows:
+            st = r["stats_safe"]
+            lines.append(
+                f"| {r['max_cluster_size']} | {_pct(r['pem'])} | {_pct(r['pem_literal'])} | {st['partially_suppressed_chunks']} | {st['suppressed_chunks']} "
+                f"| {_pct(r['rlm'])} | {_pct(r['rlm_real'])} | {r['rae_disassociated']['rae_sum']:.0f} | {r['rae_safe']['rae_sum']:.0f} "
+                f"| {r['rae_disassociated']['rae_mean']:.3f} | {r['rae_safe']['rae_mean']:.3f} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |"
+            )
+    if results.get("by_size"):
+        lines += ["\nRun time by dataset size (k=3, m=2, max cluster size 30)\n", "| records | CPU s disassociation | CPU s sanitizer |", "|---:|---:|---:|"]
+        lines += [f"| {r['records']} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |" for r in results["by_size"]]
+    return "\n".join(lines)
 
 
 def plot(results: dict, out: Path) -> None:
