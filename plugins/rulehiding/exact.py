@@ -163,6 +163,7 @@ class Exact(RuleHidingSanitizer):
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = float(params["time_limit"])
         solver.parameters.num_workers = int(params["solver_workers"])
+        solver.parameters.linearization_level = 2
         solver.parameters.random_seed = ctx.seed & 0x7FFFFFFF
         status = solver.Solve(model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -217,6 +218,7 @@ class Exact(RuleHidingSanitizer):
         second = cp_model.CpSolver()
         second.parameters.max_time_in_seconds = float(params["time_limit"])
         second.parameters.num_workers = int(params["solver_workers"])
+        second.parameters.linearization_level = 2
         second.parameters.random_seed = solver.parameters.random_seed
         status2 = second.Solve(model)
         notes["lost_status"] = second.StatusName(status2)
