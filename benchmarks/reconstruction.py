@@ -65,8 +65,8 @@ def main() -> None:
     result["count_seconds"] = round(time.perf_counter() - started, 3)
     result["log10_reconstructions"] = round(count.log10, 1)
     started = time.perf_counter()
-    digits = len(str(count.total))
-    result["exact_total_digits"] = digits
+    bits = count.total.bit_length()
+    result["exact_total_bits"] = bits
     result["exact_total_seconds"] = round(time.perf_counter() - started, 3)
     started = time.perf_counter()
     first = model.sample(np.random.default_rng(0))

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from privtool.assess import run_metrics
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -304,6 +305,8 @@ def test_side_effects_without_trail_bound_modified_records(registry, tmp_path, r
     assert without["modified_transactions"] <= with_trail["modified_transactions"]
     assert without["modified_transactions_source"].startswith("lower bound")
     assert with_trail["added_item_occurrences"] == 0 and with_trail["hiding_failure"] == 0.0
+    [skipped] = run_metrics([metric], outcome.release, Evidence(), {}, Context())
+    assert skipped.status == "skipped" and "needs the original data" in skipped.reason
     from privtool.release import write_release
 
     write_release(outcome.release, tmp_path / "rel.json")

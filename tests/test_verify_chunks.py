@@ -126,3 +126,15 @@ def test_paper_figure_1_golden():
     assert witness["covered_items"] == ["c", "d"] and witness["covering_items"] == ["a", "b"]
     # at k = 3 the pair {a, b} (support 5) is fine but {e} has support 2 < 3
     assert km_witness_enum(chunk2, 3, 2) == (["e"], 2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(chunks=st.lists(rows_strategy, min_size=1, max_size=6), k=st.integers(2, 3), m=st.integers(1, 2))
+def test_one_cpsat_solve_per_batch_agrees_with_brute_force(chunks, k, m):
+    from privtool.verify.chunks import km_witnesses_cpsat
+
+    found = km_witnesses_cpsat(chunks, k, m)
+    for rows, witness in zip(chunks, found):
+        assert (witness is None) == (not oracle_km_violations(rows, k, m))
+        if witness is not None:
+            assert_witness(witness, rows, k, m)

@@ -115,3 +115,37 @@ def test_bad_input_exits_2_with_one_sentence(run_cli, figure1, tmp_path, args, m
     assert result.code == 2
     assert message in result.err and "Traceback" not in result.err
     assert result.err.count("\n") == 1
+
+
+def test_safe_disassociation_release_is_certified_end_to_end(run_cli, figure1, tmp_path):
+    """Figure 1 through the safe-disassociation sanitizer (privtool sanitize):
+    cover-free, still 2^2-anonymous, and faithful (partial suppression explained by
+    the ghost sub-records of the trail and counted in the stats)."""
+    path, data, trail, _ = figure1
+    safe, safe_trail = tmp_path / "safe.json", tmp_path / "safe.trail.json"
+    made = run_cli("sanitize", path, "--sanitizer", "safe-disassociation", "-o", safe, "--trail", trail, "--trail-out", safe_trail, "-q")
+    assert made.code == 0, made.err
+    result = run_cli("verify", safe, "--original", data, "--trail", safe_trail, "--json", "--executor", "serial")
+    assert result.code == 0, result.out
+    by_name = {c["guarantee"]: c for c in json.loads(result.out)["certificates"]}
+    assert by_name["cover-freedom"]["holds"] is True and by_name["cover-freedom"]["details"]["claimed"] is True
+    assert by_name["faithfulness"]["details"]["removed_without_trail_entry"] == 4
+    forged = json.loads(safe_trail.read_text())
+    forged["ghost_records"] = forged["ghost_records"][:1]  # one ghost sub-record no longer accounted for
+    forged_path = tmp_path / "forged.trail.json"
+    forged_path.write_text(json.dumps(forged))
+    result = run_cli("verify", safe, "--original", data, "--trail", forged_path, "--json", "--executor", "serial")
+    assert result.code == 1
+    faith = {c["guarantee"]: c for c in json.loads(result.out)["certificates"]}["faithfulness"]
+    assert faith["holds"] is False  # the size (8 = 6 records + 2 ghosts) no longer adds up
+    assert faith["witness"]["problem"] == "the cluster size is not its input records plus at most its ghost sub-records"
+
+
+def test_malformed_trail_entries_exit_2(run_cli, figure1, tmp_path):
+    path, data, trail, _ = figure1
+    obj = json.loads(trail.read_text())
+    obj["ghost_records"] = [{"cluster": "c0", "chunk": "first", "items": ["a"]}]
+    bad = tmp_path / "bad.trail.json"
+    bad.write_text(json.dumps(obj))
+    result = run_cli("verify", path, "--original", data, "--trail", bad, "--executor", "serial", "-q")
+    assert result.code == 2 and "$.ghost_records[0]" in result.err and "Traceback" not in result.err

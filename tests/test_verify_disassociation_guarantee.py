@@ -187,3 +187,15 @@ def test_nested_joint_clusters_equal_brute_force(release, m, k):
     assert max_supports(release, m, Context()) == expected
     certificate = check_disassociation_guarantee(release, k, m, Context())
     assert certificate.holds == all(s >= k for s in expected.values())
+    # the same tree written flattened, as the disassociation method publishes it
+    j0, j1 = release.joint_clusters
+    flat = Release("disassociated", clusters=release.clusters,
+                   joint_clusters=[j0, JointCluster("j1", ["c0", "c1", "c2"], j1.shared_chunks)])
+    assert max_supports(flat, m, Context()) == expected
+
+
+def test_crossing_joint_clusters_are_not_checked():
+    clusters = [Cluster(f"c{i}", 2, [[["a"], ["a"]]], []) for i in range(3)]
+    joints = [JointCluster("j0", ["c0", "c1"], [[["x"], ["x"]]]), JointCluster("j1", ["c1", "c2"], [[["y"], ["y"]]])]
+    cert = check_disassociation_guarantee(Release("disassociated", clusters=clusters, joint_clusters=joints), 2, 2, Context())
+    assert cert.holds is None and "cross" in cert.details["reason"]

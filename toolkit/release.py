@@ -274,9 +274,11 @@ def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
     if p.is_dir():
         raise InputError(f"expected a {what} file, found a directory", path=p)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"the {what} is not UTF-8 text (byte {exc.start})", path=p) from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x})", path=p, line=line) from None
     except OSError as exc:
         raise InputError(f"cannot read the {what}: {exc.strerror}", path=p) from None
     try:

@@ -121,24 +121,20 @@ class SolverGaveUp(RuntimeError):
     """CP-SAT stopped (time limit) without proving feasibility or infeasibility."""
 
 
-def km_witness_cpsat(rows: Rows, k: int, m: int, time_limit: float | None = None) -> tuple[list[str], int] | None:
-    """The CP-SAT form of :func:`km_witness_enum`.
-
-    Booleans ``x_j`` (item j chosen) and ``y_r`` (distinct sub-record r holds every
-    chosen item), with ``y_r <-> AND_{j not in r} not x_j``; constraints
+def _km_submodel(model, rows: Rows, k: int, m: int):
+    """Add one chunk's k^m model to ``model``, enforced by a fresh literal ``b``:
+    Booleans ``x_j`` (item j chosen) and ``y_r`` (distinct sub-record r holds
+    every chosen item), ``y_r <-> AND_{j not in r} not x_j``, and, when ``b``,
     ``1 <= sum x <= m`` and ``1 <= sum_r w_r y_r <= k - 1`` (``w_r`` the
-    multiplicity). Infeasible means no itemset of 1..m items has support in
-    [1, k-1]: the chunk is k^m-anonymous.
-    """
+    multiplicity). Returns (b, items, x)."""
     from ortools.sat.python import cp_model
 
     distinct, weights = _distinct(rows)
     items = sorted({item for row in distinct for item in row})
-    model = cp_model.CpModel()
     x = [model.new_bool_var(f"x{j}") for j in range(len(items))]
     y = []
-    for r, row in enumerate(distinct):
-        yr = model.new_bool_var(f"y{r}")
+    for row in distinct:
+        yr = model.new_bool_var("y")
         absent = [x[j] for j, item in enumerate(items) if item not in row]
         for xj in absent:
             model.add_implication(yr, ~xj)
@@ -147,16 +143,55 @@ def km_witness_cpsat(rows: Rows, k: int, m: int, time_limit: float | None = None
         else:
             model.add(yr == 1)
         y.append(yr)
-    model.add_linear_constraint(sum(x), 1, m)
-    model.add_linear_constraint(cp_model.LinearExpr.weighted_sum(y, weights), 1, k - 1)
-    solver = _solver(time_limit)
-    status = solver.solve(model)
-    if status == cp_model.INFEASIBLE:
-        return None
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise SolverGaveUp(f"CP-SAT stopped with status {solver.status_name(status)}")
-    itemset = [items[j] for j in range(len(items)) if solver.boolean_value(x[j])]
-    return itemset, support_in_rows(rows, itemset)
+    b = model.new_bool_var("b")
+    model.add_linear_constraint(sum(x), 1, m).only_enforce_if(b)
+    model.add_linear_constraint(cp_model.LinearExpr.weighted_sum(y, weights), 1, k - 1).only_enforce_if(b)
+    return b, items, x
+
+
+def km_witnesses_cpsat(chunks: Sequence[Rows], k: int, m: int, time_limit: float | None = None) -> list[tuple[list[str], int] | None]:
+    """The CP-SAT form of :func:`km_witness_enum` for several chunks at once.
+
+    One model holds every chunk's sub-model (:func:`_km_submodel`) and requires
+    at least one enforcement literal: it is infeasible iff no chunk has an
+    itemset of 1..m items with support in [1, k-1], so one solve certifies the
+    whole batch (building and solving many tiny models costs more than one
+    larger one). When it is feasible, the chosen chunk's witness is recorded and
+    the remaining chunks are solved one by one."""
+    from ortools.sat.python import cp_model
+
+    results: list[tuple[list[str], int] | None] = [None] * len(chunks)
+    pending = list(range(len(chunks)))
+    batch = len(pending) > 1
+    while pending:
+        model = cp_model.CpModel()
+        parts = [_km_submodel(model, chunks[n], k, m) for n in (pending if batch else pending[:1])]
+        model.add_bool_or([b for b, _, _ in parts])
+        solver = _solver(time_limit)
+        status = solver.solve(model)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE):
+            raise SolverGaveUp(f"CP-SAT stopped with status {solver.status_name(status)}")
+        if not batch:
+            n = pending.pop(0)
+            if status != cp_model.INFEASIBLE:
+                _, items, x = parts[0]
+                itemset = [items[j] for j in range(len(items)) if solver.boolean_value(x[j])]
+                results[n] = (itemset, support_in_rows(chunks[n], itemset))
+            continue
+        if status == cp_model.INFEASIBLE:
+            break
+        for n, (b, items, x) in zip(pending, parts):
+            if solver.boolean_value(b):
+                itemset = [items[j] for j in range(len(items)) if solver.boolean_value(x[j])]
+                results[n] = (itemset, support_in_rows(chunks[n], itemset))
+        pending = [n for n in pending if results[n] is None]
+        batch = False  # a batch with a violation: settle the rest chunk by chunk
+    return results
+
+
+def km_witness_cpsat(rows: Rows, k: int, m: int, time_limit: float | None = None) -> tuple[list[str], int] | None:
+    """CP-SAT k^m check of one chunk (see :func:`km_witnesses_cpsat`)."""
+    return km_witnesses_cpsat([rows], k, m, time_limit)[0]
 
 
 # ------------------------------------------------------------- cover problem

@@ -24,7 +24,7 @@ from privtool.release import Release
 from privtool.results import Certificate
 
 from .certify import certificate_from_units
-from .engines import ENGINES, check_cover_unit, check_km_unit
+from .engines import BATCH_SIZE, ENGINES, check_cover_unit, check_km_batch
 from .levels import K_CHECKED, M_CHECKED, level
 from .reconstruction_bounds import check_disassociation_guarantee
 
@@ -56,8 +56,12 @@ class KmAnonymity(Verifier):
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
         k, m = level(release, params, "k"), level(release, params, "m")
-        units = [_pack(u, (k, m, params["engine"])) for u in chunk_units(release)]
-        results = ctx.map(check_km_unit, units, "k^m-anonymity of chunks")
+        units = chunk_units(release)
+        batches = [
+            (tuple(u[0] for u in units[i : i + BATCH_SIZE]), tuple(u[1] for u in units[i : i + BATCH_SIZE]), k, m, params["engine"])
+            for i in range(0, len(units), BATCH_SIZE)
+        ]
+        results = [r for batch in ctx.map(check_km_batch, batches, "k^m-anonymity of chunks (batches)") for r in batch]
         return [certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start, {"k": k, "m": m})]
 
 

@@ -23,8 +23,8 @@ from .chunks import (
     covered_items_cpsat,
     covered_items_enum,
     enumeration_size,
-    km_witness_cpsat,
     km_witness_enum,
+    km_witnesses_cpsat,
 )
 
 ENGINES = ("auto", "cpsat", "enum", "both")
@@ -52,32 +52,49 @@ class UnitResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-ChunkUnit = tuple[dict[str, Any], tuple[tuple[str, ...], ...], int, int, str]
-"""(location, sub-records, k, m, requested engine)."""
+KmBatch = tuple[tuple[dict[str, Any], ...], tuple[tuple[tuple[str, ...], ...], ...], int, int, str]
+"""(locations, the chunks' sub-records, k, m, requested engine): chunks checked together."""
+
+BATCH_SIZE = 64
+"""Chunks per k^m work unit; the CP-SAT ones among them are certified by one solve."""
 
 
-def check_km_unit(unit: ChunkUnit) -> UnitResult:
-    """k^m-anonymity of one chunk."""
-    location, rows, k, m, requested = unit
+def check_km_batch(batch: KmBatch) -> list[UnitResult]:
+    """k^m-anonymity of a batch of chunks; one :class:`UnitResult` per chunk."""
+    locations, chunks, k, m, requested = batch
     start = time.perf_counter()
-    engine = pick_engine(requested, len(ChunkBits.of(rows).items), m)
-    found: dict[str, tuple[list[str], int] | None] = {}
-    if engine in ("enum", "both"):
-        found["enum"] = km_witness_enum(rows, k, m)
-    if engine in ("cpsat", "both"):
-        found["cpsat"] = km_witness_cpsat(rows, k, m)
-    answers = list(found.values())
-    witness = next((w for w in answers if w is not None), None)
-    disagreement = None
-    if len(found) == 2 and (answers[0] is None) != (answers[1] is None):
-        disagreement = {name: (None if w is None else {"itemset": w[0], "support": w[1]}) for name, w in found.items()}
-    return UnitResult(
-        location,
-        engine,
-        None if witness is None else {**location, "itemset": witness[0], "support": witness[1], "k": k},
-        time.perf_counter() - start,
-        disagreement,
-    )
+    engines = [pick_engine(requested, len(ChunkBits.of(rows).items), m) for rows in chunks]
+    by_enum: dict[int, tuple[list[str], int] | None] = {}
+    by_cpsat: dict[int, tuple[list[str], int] | None] = {}
+    for n, engine in enumerate(engines):
+        if engine in ("enum", "both"):
+            by_enum[n] = km_witness_enum(chunks[n], k, m)
+    solver_chunks = [n for n, engine in enumerate(engines) if engine in ("cpsat", "both")]
+    if solver_chunks:
+        found = km_witnesses_cpsat([chunks[n] for n in solver_chunks], k, m)
+        by_cpsat.update(zip(solver_chunks, found))
+    share = (time.perf_counter() - start) / max(1, len(chunks))
+    results = []
+    for n, (location, engine) in enumerate(zip(locations, engines)):
+        answers = {name: table[n] for name, table in (("enum", by_enum), ("cpsat", by_cpsat)) if n in table}
+        witness = next((w for w in answers.values() if w is not None), None)
+        disagreement = None
+        if len(answers) == 2 and (answers["enum"] is None) != (answers["cpsat"] is None):
+            disagreement = {name: (None if w is None else {"itemset": w[0], "support": w[1]}) for name, w in answers.items()}
+        results.append(UnitResult(
+            location,
+            engine,
+            None if witness is None else {**location, "itemset": witness[0], "support": witness[1], "k": k},
+            share,
+            disagreement,
+        ))
+    return results
+
+
+def check_km_unit(unit: tuple[dict[str, Any], tuple[tuple[str, ...], ...], int, int, str]) -> UnitResult:
+    """k^m-anonymity of one chunk: (location, sub-records, k, m, requested engine)."""
+    location, rows, k, m, requested = unit
+    return check_km_batch(((location,), (rows,), k, m, requested))[0]
 
 
 CoverUnit = tuple[dict[str, Any], tuple[tuple[str, ...], ...], str]

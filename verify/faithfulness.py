@@ -10,10 +10,15 @@ What is checked (docs/guarantees.md, "faithfulness"):
   cluster, the record chunks partition the items into disjoint domains; each
   record chunk equals, as a multiset, the non-empty projections of the cluster's
   input records on its domain (after the trail's ``removed_items``) plus the
-  trail's ghost sub-records for it; each shared chunk likewise over the records
+  trail's ghost sub-records for it, or else comes from them by removing items
+  from distinct sub-records (partial suppression), with every such removed
+  occurrence, and every occurrence of an item published nowhere, counted in
+  ``stats.suppressed_item_occurrences``; each shared chunk likewise over the records
   of every cluster under its joint cluster (joint clusters may nest); the term chunk is exactly the set of the
-  cluster's remaining items; the cluster size is its input records plus its
-  ghost records. Content of sanitized and generalized releases is checked by
+  cluster's remaining items; the cluster size is its input records plus the
+  ghost records added (a ghost sub-record fills a row that is empty in its
+  chunk when there is one, and adds a record otherwise, as the
+  safe-disassociation sanitizer documents). Content of sanitized and generalized releases is checked by
   ``removal-only`` and ``hierarchy``.
 """
 
@@ -26,10 +31,12 @@ from typing import Any, ClassVar
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
 from privtool.dataset import Dataset
+from privtool.errors import InputError
 from privtool.release import Release
 from privtool.results import Certificate
 from privtool.trail import Trail
 
+from .matching import unmatched_subsets
 from .reconstruction_bounds import OverlappingJointClusters, joint_parents
 
 
@@ -41,16 +48,17 @@ class Unfaithful(Exception):
         self.witness = witness
 
 
-def check_provenance(release: Release, original: Dataset, trail: Trail | None, release_sha256: str) -> None:
-    digest = original.content_sha256()
+def check_provenance(release: Release, original: Dataset, trail: Trail | None, release_sha256: str, digest: str) -> None:
     stated = release.provenance.get("input_sha256")
     if stated and stated != digest:
         raise Unfaithful({"problem": "the original is not the release's input (input SHA-256 differs)", "release_states": stated, "original": digest})
     if trail is not None:
         if trail.input_sha256 and trail.input_sha256 != digest:
             raise Unfaithful({"problem": "the trail belongs to another input (input SHA-256 differs)", "trail_states": trail.input_sha256, "original": digest})
-        if trail.release_sha256 and trail.release_sha256 != release_sha256:
-            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release_sha256})
+        # release_sha256 may be the SHA-256 of the release file; it equals the
+        # canonical one for a file privtool wrote, otherwise recompute.
+        if trail.release_sha256 and trail.release_sha256 != release_sha256 and trail.release_sha256 != release.sha256():
+            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release.sha256()})
 
 
 def check_accounting(release: Release, original: Dataset, trail: Trail | None) -> int:
@@ -88,12 +96,14 @@ def _chunk_counter(chunk: list[list[str]]) -> Counter[tuple[str, ...]]:
 
 
 def check_disassociated_content(release: Release, original: Dataset, trail: Trail) -> int:
-    """See the module docstring; returns the number of clusters checked."""
+    """See the module docstring; returns the item occurrences removed without a
+    trail entry (they must add up, with the trail's ``removed_items``, to the
+    release's ``stats.suppressed_item_occurrences``)."""
     n = original.n_records
     try:
         parent = joint_parents(release)
     except OverlappingJointClusters as exc:
-        raise Unfaithful({"problem": "a cluster is a member of several joint clusters", "member": exc.args[0]}) from None
+        raise Unfaithful({"problem": "joint clusters cross (neither disjoint nor nested)", "at": exc.args[0]}) from None
     if len(trail.cluster_of_record) != n:
         raise Unfaithful({"problem": "trail.cluster_of_record does not list every original record", "listed": len(trail.cluster_of_record), "original": n})
     suppressed = set(trail.suppressed_records)
@@ -116,9 +126,13 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         members[cid].append(position)
     ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
     ghost_records: Counter[str] = Counter()
-    for ghost in trail.ghost_records:
-        ghosts[(str(ghost["cluster"]), int(ghost["chunk"]))][tuple(sorted(ghost["items"]))] += 1
+    for n, ghost in enumerate(trail.ghost_records):
+        items = ghost["items"]
+        if not isinstance(ghost["chunk"], int) or not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+            raise InputError(f"invalid trail at $.ghost_records[{n}]: expected an integer chunk and a list of item labels.", path="trail")
+        ghosts[(str(ghost["cluster"]), ghost["chunk"])][tuple(sorted(items))] += 1
         ghost_records[str(ghost["cluster"])] += 1
+    silent = 0  # occurrences removed without a trail entry (partial suppression)
     shared_domains = {j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters}
     under: dict[str, list[int]] = defaultdict(list)  # joint id -> input records of every cluster under it
 
@@ -131,9 +145,9 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
 
     for c in release.clusters:
         rows = [records[p] for p in members[c.id]]
-        if c.size != len(rows) + ghost_records[c.id]:
-            raise Unfaithful({"problem": "the cluster size is not its input records plus its ghost records", "cluster": c.id,
-                              "size": c.size, "input_records": len(rows), "ghost_records": ghost_records[c.id]})
+        if not len(rows) <= c.size <= len(rows) + ghost_records[c.id]:
+            raise Unfaithful({"problem": "the cluster size is not its input records plus at most its ghost sub-records", "cluster": c.id,
+                              "size": c.size, "input_records": len(rows), "ghost_subrecords": ghost_records[c.id]})
         domains = [set().union(*map(set, chunk)) for chunk in c.record_chunks]
         chain = ancestors(c.id)
         for joint in chain:
@@ -145,25 +159,49 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
                 raise Unfaithful({"problem": "an item is published in two chunks of one cluster", "cluster": c.id, "items": sorted(seen & d)})
             seen |= d
         for index, (chunk, domain) in enumerate(zip(c.record_chunks, domains)):
-            expected = _project(rows, domain) + ghosts[(c.id, index)]
-            if expected != _chunk_counter(chunk):
-                got = _chunk_counter(chunk)
-                raise Unfaithful({"problem": "a record chunk differs from the projection of its cluster's records",
-                                  "cluster": c.id, "record_chunk": index,
-                                  "published_not_in_input": [list(r) for r in sorted(got - expected)][:5],
-                                  "input_not_published": [list(r) for r in sorted(expected - got)][:5]})
+            where = {"cluster": c.id, "record_chunk": index}
+            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(c.id, index)])
         remaining = set().union(*rows) - set().union(*domains, *outside) if rows else set()
-        if remaining != set(c.term_chunk):
-            raise Unfaithful({"problem": "the term chunk is not the cluster's remaining items", "cluster": c.id,
-                              "missing": sorted(remaining - set(c.term_chunk))[:10], "invented": sorted(set(c.term_chunk) - remaining)[:10]})
+        invented = set(c.term_chunk) - remaining
+        if invented:
+            raise Unfaithful({"problem": "the term chunk holds items the cluster's records do not", "cluster": c.id, "invented": sorted(invented)[:10]})
+        lost = remaining - set(c.term_chunk)  # items published nowhere
+        if lost:
+            silent += sum(len(row & lost) for row in rows)
     for j in release.joint_clusters:
         rows = [records[p] for p in under[j.id]]
         for index, (chunk, domain) in enumerate(zip(j.shared_chunks, shared_domains[j.id])):
-            expected = _project(rows, domain) + ghosts[(j.id, index)]
-            if expected != _chunk_counter(chunk):
-                raise Unfaithful({"problem": "a shared chunk differs from the projection of its joint cluster's records",
-                                  "joint_cluster": j.id, "shared_chunk": index})
-    return len(release.clusters)
+            where = {"joint_cluster": j.id, "shared_chunk": index}
+            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(j.id, index)])
+    if silent:
+        stated = release.stats.get("suppressed_item_occurrences")
+        if stated != silent + len(trail.removed_items):
+            raise Unfaithful({"problem": "item occurrences are missing from the release and not counted as suppressed",
+                              "missing_occurrences": silent, "trail_removed_items": len(trail.removed_items),
+                              "stats_suppressed_item_occurrences": stated})
+    return silent
+
+
+def _chunk_removals(where: dict[str, Any], chunk: list[list[str]], projection: Counter[tuple[str, ...]], ghosts: Counter[tuple[str, ...]]) -> int:
+    """Item occurrences removed from a chunk's sub-records without a trail entry.
+
+    The chunk must be the projection plus the trail's ghosts; failing that, its
+    non-ghost sub-records must each come from a distinct projected sub-record by
+    removing items (partial suppression, :mod:`.matching`); anything else is an
+    alteration or an invention."""
+    got = _chunk_counter(chunk)
+    if got == projection + ghosts:
+        return 0
+    if ghosts - got:
+        raise Unfaithful({"problem": "a ghost sub-record of the trail is not published", **where,
+                          "ghosts": [list(r) for r in sorted(ghosts - got)][:5]})
+    rest = got - ghosts
+    unmatched = unmatched_subsets(list(rest.elements()), list(projection.elements()))
+    if unmatched:
+        raise Unfaithful({"problem": "a chunk holds sub-records that its records do not explain", **where,
+                          "published_not_in_input": [list(r) for r in sorted(unmatched)][:5],
+                          "input_not_published": [list(r) for r in sorted(projection - got)][:5]})
+    return sum(len(r) * n for r, n in projection.items()) - sum(len(r) * n for r, n in rest.items())
 
 
 class Faithfulness(Verifier):
@@ -184,12 +222,19 @@ class Faithfulness(Verifier):
             return [Certificate(self.name, None, "none", 0, 0.0, None, details)]
         units = 0
         try:
-            check_provenance(release, evidence.original, evidence.trail, evidence.extra.get("release_sha256") or release.sha256())
+            check_provenance(
+                release,
+                evidence.original,
+                evidence.trail,
+                evidence.extra.get("release_sha256") or release.sha256(),
+                evidence.extra.get("original_sha256") or evidence.original.content_sha256(),
+            )
             details["suppressed_records"] = check_accounting(release, evidence.original, evidence.trail)
             units = evidence.original.n_records
             if release.kind == "disassociated":
                 assert evidence.trail is not None
-                details["clusters"] = check_disassociated_content(release, evidence.original, evidence.trail)
+                details["clusters"] = len(release.clusters)
+                details["removed_without_trail_entry"] = check_disassociated_content(release, evidence.original, evidence.trail)
         except Unfaithful as failure:
             return [Certificate(self.name, False, "direct", units, round(time.perf_counter() - start, 4), failure.witness, details)]
         return [Certificate(self.name, True, "direct", units, round(time.perf_counter() - start, 4), None, details)]

@@ -24,7 +24,9 @@ Maximum support of an itemset I:
 * top-level clusters and joint clusters reconstruct independently: the maximum
   over the release is the sum of their f.
 
-A cluster listed as a member of two joint clusters breaks the nesting; the
+Joint clusters may nest explicitly or be written flattened (a joint cluster
+listing every simple cluster under it); joint clusters whose sets of clusters
+cross (neither disjoint nor nested) are not covered by this closed form, and the
 certificate then says "not checked".
 """
 
@@ -56,17 +58,43 @@ def _score(r: int, caps: dict[str, int]) -> int:
 
 
 class OverlappingJointClusters(Exception):
-    """A cluster or joint cluster is a member of more than one joint cluster."""
+    """The joint clusters do not form a tree (their sets of clusters cross)."""
 
 
 def joint_parents(release: Release) -> dict[str, str]:
-    """Member id -> the joint cluster that lists it."""
+    """Parent of every cluster and joint cluster in the tree of joint clusters.
+
+    A joint cluster may list joint clusters among its members (explicit nesting)
+    or, as the disassociation method writes it, every simple cluster under it
+    (flattened nesting). Either way the sets of clusters under the joint clusters
+    must be laminar (two are disjoint or one holds the other); the parent of a
+    node is then the smallest joint cluster strictly above it (equal sets: the
+    later one in the release is above)."""
+    order = {j.id: n for n, j in enumerate(release.joint_clusters)}
+    listed = {j.id: list(j.members) for j in release.joint_clusters}
+
+    def clusters_under(joint: str, path: tuple[str, ...] = ()) -> frozenset[str]:
+        if joint in path:
+            raise OverlappingJointClusters(joint)
+        out: set[str] = set()
+        for member in listed[joint]:
+            out |= clusters_under(member, (*path, joint)) if member in listed else {member}
+        return frozenset(out)
+
+    under = {j: clusters_under(j) for j in listed}
+    chains: dict[str, list[str]] = defaultdict(list)
+    for joint, members in under.items():
+        for cluster in members:
+            chains[cluster].append(joint)
     parent: dict[str, str] = {}
-    for j in release.joint_clusters:
-        for member in j.members:
-            if member in parent:
-                raise OverlappingJointClusters(member)
-            parent[member] = j.id
+    for cluster, joints in chains.items():
+        joints.sort(key=lambda j: (len(under[j]), order[j]))
+        for inner, outer in zip(joints, joints[1:]):
+            if not under[inner] <= under[outer]:
+                raise OverlappingJointClusters(cluster)
+        for child, above in zip([cluster, *joints], joints):
+            if parent.setdefault(child, above) != above:
+                raise OverlappingJointClusters(child)
     return parent
 
 
@@ -264,7 +292,7 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
         parent = joint_parents(release)
         views = cluster_views(release, m, k)
     except OverlappingJointClusters as exc:
-        details["reason"] = f"{exc.args[0]!r} is a member of several joint clusters; the closed form does not cover it"
+        details["reason"] = f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); the closed form does not cover it"
         return Certificate("disassociation-guarantee", None, "closed-form", 0, round(time.perf_counter() - start, 4), None, details)
     candidates = sorted({i for found in ctx.map(cluster_suspects, views, "disassociation guarantee per cluster") for i in found})
     by_item: dict[str, list[int]] = defaultdict(list)

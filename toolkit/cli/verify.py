@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..components import Evidence
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
-from ..io import read_dataset
+from ..io import file_sha256, read_dataset
 from ..progress import RichProgress
 from ..release import read_release
 from ..trail import read_trail
@@ -73,8 +73,9 @@ def command(
     published = read_release(release)
     dataset = read_dataset(registry, original, fmt) if original else None
     audit_trail = read_trail(trail) if trail else None
-    release_sha = published.sha256()
-    evidence = Evidence(original=dataset, trail=audit_trail, extra={"release_sha256": release_sha})
+    release_sha = file_sha256(release)  # = Release.sha256() for a file written by privtool (canonical)
+    original_sha = dataset.content_sha256() if dataset is not None else None
+    evidence = Evidence(original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha})
     with RichProgress(stderr_console(), enabled=not quiet and not as_json) as progress:
         run_ctx = make_context(seed, executor, workers, scheduler, progress)
         try:
@@ -82,7 +83,6 @@ def command(
         finally:
             run_ctx.executor.close()
     bad = failed(certificates)
-    original_sha = dataset.content_sha256() if dataset is not None else None
     if as_json:
         echo_json({
             "release": release,
