@@ -90,6 +90,9 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         shared_terms = {t for domain in plan.shared_chunks for t in domain}
         for i in members:
             term_chunks[i] -= shared_terms
+        # Members are published flattened to simple clusters (DESIGN.md's format):
+        # a joint cluster built from joint clusters lists all their clusters, and
+        # the nesting is the inclusion of member sets.
         joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in sorted(members)], shared[n]))
     record_chunks = project(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
     clusters = [
