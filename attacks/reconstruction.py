@@ -458,6 +458,31 @@ class ReconstructionModel:
         return self.sampler.sample(rng)
 
 
+def component_of(release: Release, cluster_id: str) -> Release:
+    """The part of ``release`` whose reconstructions are tied to cluster
+    ``cluster_id``: the clusters joined to it through joint clusters (directly or
+    not) and those joint clusters. Reconstructions of different components are
+    independent, so a small cluster of a large release can be enumerated alone:
+    ``ReconstructionModel(component_of(release, "c7")).enumerate()``."""
+    if cluster_id not in {c.id for c in release.clusters}:
+        raise ParameterError(f"the release has no cluster {cluster_id!r}.")
+    members, frontier = {cluster_id}, [cluster_id]
+    while frontier:
+        current = frontier.pop()
+        for joint in release.joint_clusters:
+            if current in joint.members:
+                for other in joint.members:
+                    if other not in members:
+                        members.add(other)
+                        frontier.append(other)
+    return Release(
+        kind=release.kind,
+        params=dict(release.params),
+        clusters=[c for c in release.clusters if c.id in members],
+        joint_clusters=[j for j in release.joint_clusters if members.intersection(j.members)],
+    )
+
+
 # ----------------------------------------------------------------- sampling
 DENSE_SLOTS = 64
 """Chunks of at most this many slots, or filled more than half, are permuted
