@@ -312,3 +312,24 @@ def test_components_enumerate_alone_and_multiply() -> None:
     assert len(list(model.enumerate())) == model.count().total == 2 * 2 * 3  # b on 1 of 2, t on 1 of 2, s on 1 of 3
     with pytest.raises(ParameterError, match="no cluster 'c9'"):
         component_of(release, "c9")
+
+
+def test_joint_cluster_of_joint_clusters_spans_their_clusters() -> None:
+    """REFINE builds a tree: j1's members are the joint cluster j0 and c2, so its
+    shared chunk spreads over c0, c1 and c2 (4 records)."""
+    release = Release(
+        kind="disassociated",
+        params={"k": 2},
+        clusters=[Cluster("c0", 1, [], []), Cluster("c1", 1, [], []), Cluster("c2", 2, [], [])],
+        joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"]]]), JointCluster("j1", ["j0", "c2"], [[["t"], ["t"]]])],
+    )
+    model = ReconstructionModel(release)
+    assert model.count().per_unit == {"c0": 1, "c1": 1, "c2": 1, "j0": 2, "j1": 6}
+    flat = Release(kind="disassociated", params={"k": 2}, clusters=release.clusters,
+                   joint_clusters=[release.joint_clusters[0], JointCluster("j1", ["c0", "c1", "c2"], [[["t"], ["t"]]])])
+    naive = naive_reconstructions(flat, 1)
+    assert {tuple(r) for r in model.enumerate()} == set(naive)
+    for itemset in ({"s", "t"}, {"t"}):
+        supports = [sum(1 for r in recon if itemset <= r) for recon in naive]
+        assert model.support_bounds(itemset) == (min(supports), max(supports))
+    assert [c.id for c in component_of(release, "c2").clusters] == ["c0", "c1", "c2"]
