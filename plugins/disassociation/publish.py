@@ -89,8 +89,10 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         shared_terms = {t for domain in plan.shared_chunks for t in domain}
         for i in members:
             term_chunks[i] -= shared_terms
-        ids = [f"c{index}" if kind == "c" else f"j{index}" for kind, index in plan.members]
-        joint_clusters.append(JointCluster(f"j{n}", ids, shared[n]))
+        # Members are published flattened to simple clusters (DESIGN.md's format):
+        # a joint cluster built from joint clusters lists all their clusters, and
+        # the nesting is the inclusion of member sets.
+        joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in members], shared[n]))
     record_chunks = project(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
     clusters = [
         Cluster(f"c{i}", int(len(rows)), chunks, [dataset.labels[t] for t in term_chunks[i]])
