@@ -178,8 +178,7 @@ class ReconstructionModel:
         for c in release.clusters:
             for i, rows in enumerate(c.record_chunks):
                 self.chunks.append(_chunk(c.id, i, False, (position[c.id],), c.size, rows))
-        for j in release.joint_clusters:
-            members = tuple(position[m] for m in j.members)
+        for j, members in zip(release.joint_clusters, _flat_members(release, position)):
             n = sum(self.clusters[p].size for p in members)
             for i, rows in enumerate(j.shared_chunks):
                 if len(rows) > n:
@@ -456,6 +455,50 @@ class ReconstructionModel:
         :class:`~privtool.dataset.Dataset` over :attr:`labels` whose record ``i`` is
         slot ``i`` (clusters in release order)."""
         return self.sampler.sample(rng)
+
+
+def _flat_members(release: Release, position: dict[str, int] | None = None) -> list[tuple]:
+    """For each joint cluster, the clusters its records come from, in member
+    order: a member may be an earlier joint cluster (REFINE builds a tree), whose
+    own clusters it stands for. Cluster positions with ``position``, ids without."""
+    flat: dict[str, tuple] = {}
+    result = []
+    for joint in release.joint_clusters:
+        parts: list = []
+        for member in joint.members:
+            if member in flat:
+                parts.extend(flat[member])
+            else:
+                parts.append(position[member] if position is not None else member)
+        flat[joint.id] = tuple(parts)
+        result.append(flat[joint.id])
+    return result
+
+
+def component_of(release: Release, cluster_id: str) -> Release:
+    """The part of ``release`` whose reconstructions are tied to cluster
+    ``cluster_id``: the clusters joined to it through joint clusters (directly or
+    not) and those joint clusters. Reconstructions of different components are
+    independent, so a small cluster of a large release can be enumerated alone:
+    ``ReconstructionModel(component_of(release, "c7")).enumerate()``."""
+    if cluster_id not in {c.id for c in release.clusters}:
+        raise ParameterError(f"the release has no cluster {cluster_id!r}.")
+    spans = _flat_members(release)
+    members, frontier = {cluster_id}, [cluster_id]
+    while frontier:
+        current = frontier.pop()
+        for span in spans:
+            if current in span:
+                for other in span:
+                    if other not in members:
+                        members.add(other)
+                        frontier.append(other)
+    return Release(
+        kind=release.kind,
+        params=dict(release.params),
+        clusters=[c for c in release.clusters if c.id in members],
+        joint_clusters=[j for j, span in zip(release.joint_clusters, spans) if members.intersection(span)],
+    )
 
 
 # ----------------------------------------------------------------- sampling
