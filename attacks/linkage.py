@@ -9,7 +9,12 @@ could be the target's:
 
 * ``disassociated``: the **largest** support of ``Q`` over all reconstructions
   (:meth:`ReconstructionModel.max_support`); below ``k`` means that in every
-  dataset the release could have come from, fewer than ``k`` records match;
+  dataset the release could have come from, fewer than ``k`` records match.
+  A term of a term chunk is published without any link to records, so for the
+  adversary every record of its cluster may hold it: the model is built with a
+  term support cap of the cluster size (not ``k - 1``), which makes the count
+  the number of records that could hold ``Q``, the disassociation guarantee's
+  reading (ALGORITHM-NOTES 1.1: the term chunk hides which records hold a term);
 * ``generalized``: the published records in which every item of ``Q`` is covered
   by a label (the label is the item or one of its ancestors in the published
   hierarchy), the knowledge generalised as the release is;
@@ -122,7 +127,8 @@ def match_counter(release: Release) -> Callable[[Sequence[str]], int]:
     if release.kind == "disassociated":
         from .reconstruction import ReconstructionModel
 
-        return ReconstructionModel(release).max_support
+        largest = max((c.size for c in release.clusters), default=1)
+        return ReconstructionModel(release, term_max_support=largest).max_support
     if release.kind == "generalized":
         leaves = _leaves_under(release.hierarchy or {"edges": []})
         return _RecordCounter([frozenset().union(*(leaves(label) for label in record)) for record in release.records])

@@ -45,13 +45,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError, UserError
 from privtool.release import Release
@@ -80,10 +79,6 @@ class ChunkModel:
     rows: tuple[frozenset[str], ...]
     bits: dict[str, int] = field(repr=False)
 
-    @property
-    def items(self) -> frozenset[str]:
-        return frozenset(self.bits)
-
     def rows_containing(self, items: Iterable[str]) -> int:
         """How many sub-records contain every one of ``items`` (all in this chunk)."""
         mask = (1 << len(self.rows)) - 1
@@ -93,8 +88,10 @@ class ChunkModel:
 
     def arrangements(self) -> int:
         """Distinct ways to lay the padded chunk on its ``N`` slots."""
-        counts = list(_multiplicities(self.rows).values())
-        return _multinomial(self.slots, [*counts, self.slots - len(self.rows)])
+        result = math.perm(self.slots, len(self.rows))  # N! / e!
+        for count in _multiplicities(self.rows).values():
+            result //= math.factorial(count)
+        return result
 
 
 @dataclass(frozen=True)
@@ -125,26 +122,25 @@ class ReconstructionCount:
         return float(sum(math.log10(v) for v in self.per_unit.values()))
 
 
-@dataclass(frozen=True)
-class _Part:
-    """The part of an itemset that one eligible cluster can hold."""
+@dataclass
+class _Profile:
+    """Where an itemset can be held: its eligible clusters (every item is in a chunk
+    or the term chunk covering them) and, aligned with them, the sizes ``n``, the
+    number ``q`` of independent slot sets the itemset needs, ``slack`` = ``sum of
+    the record-chunk counts + terms - (q-1) n`` (shared chunks count in ``q`` but
+    not in the sum), ``cap`` (the largest support without shared chunks), the
+    product of ``c_i / n`` over record chunks, the number of terms; and for each
+    shared chunk involved ``(chunk, c_X, eligible member positions)``."""
 
-    cluster: int
-    size: int
-    fixed: tuple[int, ...]  # c_i of its record chunks that hold part of the itemset
-    terms: int  # how many items of the itemset are in its term chunk
-    shared: tuple[int, ...]  # shared chunks (indices) that hold part of the itemset
-
-    def slack(self) -> int:
-        """``sum(sizes) - (q-1) n`` without the shared chunks' shares (added by the flow)."""
-        q = len(self.fixed) + self.terms + len(self.shared)
-        return sum(self.fixed) + self.terms - (q - 1) * self.size
-
-    def cap(self, term_cap: int) -> int:
-        caps = [self.size, *self.fixed]
-        if self.terms:
-            caps.append(term_cap)
-        return min(caps)
+    eligible: np.ndarray
+    n: np.ndarray
+    q: np.ndarray
+    slack: np.ndarray
+    cap: np.ndarray
+    share: np.ndarray
+    terms: np.ndarray
+    fixed: list[tuple[int, int]]
+    shared: list[tuple[int, int, np.ndarray]]
 
 
 class ReconstructionModel:
@@ -190,6 +186,10 @@ class ReconstructionModel:
                     raise InputError(f"shared chunk {i} of joint cluster {j.id!r} has {len(rows)} sub-records for {n} records")
                 self.chunks.append(_chunk(j.id, i, True, members, n, rows))
         self.joint_ids = [j.id for j in release.joint_clusters]
+        self._chunk_clusters = [np.asarray(chunk.clusters, dtype=np.int64) for chunk in self.chunks]
+        self._sizes = np.array([c.size for c in self.clusters], dtype=np.int64)
+        self._term_caps = np.array([c.term_cap for c in self.clusters], dtype=np.int64)
+        self._term_probability = np.array([float(_term_slot_probability(c.size, c.term_cap)) for c in self.clusters])
         self._homes = self._index_homes()
         self.labels: tuple[str, ...] = tuple(sorted(self._homes, key=label_sort_key))
 
@@ -198,30 +198,41 @@ class ReconstructionModel:
         """item -> its homes: ``("chunk", index)`` or ``("term", cluster)``; checks
         that no cluster is covered by two homes of one item."""
         homes: dict[str, list[tuple[str, int]]] = {}
-        covered: dict[tuple[str, int], str] = {}
-
-        def add(item: str, home: tuple[str, int], clusters: Sequence[int], where: str) -> None:
-            for p in clusters:
-                earlier = covered.get((item, p))
-                if earlier is not None:
-                    raise InputError(
-                        f"item {item!r} is in {earlier} and in {where}, which both cover cluster "
-                        f"{self.clusters[p].id!r}; a record could not tell where it came from"
-                    )
-                covered[(item, p)] = where
-            homes.setdefault(item, []).append(home)
-
         for idx, chunk in enumerate(self.chunks):
-            kind = "shared chunk" if chunk.shared else "record chunk"
             for item in chunk.bits:
-                add(item, ("chunk", idx), chunk.clusters, f"{kind} {chunk.index} of {chunk.owner!r}")
+                homes.setdefault(item, []).append(("chunk", idx))
         for p, cluster in enumerate(self.clusters):
             for term in cluster.terms:
-                add(term, ("term", p), (p,), f"the term chunk of {cluster.id!r}")
+                homes.setdefault(term, []).append(("term", p))
+        marked = np.zeros(len(self.clusters), dtype=bool)
+        for item, places in homes.items():
+            if len(places) < 2:
+                continue
+            arrays = [self._home_clusters(home) for home in places]
+            clash = False
+            for clusters in arrays:
+                clash = clash or bool(marked[clusters].any())
+                marked[clusters] = True
+            for clusters in arrays:
+                marked[clusters] = False
+            if not clash:
+                continue
+            owner: dict[int, tuple[str, int]] = {}
+            for home in places:
+                for p in self._home_clusters(home).tolist():
+                    earlier = owner.setdefault(p, home)
+                    if earlier != home:
+                        raise InputError(
+                            f"item {item!r} is in {self._describe(earlier)} and in {self._describe(home)}, which "
+                            f"both cover cluster {self.clusters[p].id!r}; a record could not tell where it came from"
+                        )
         return homes
 
-    def _covered(self, home: tuple[str, int]) -> tuple[int, ...]:
-        return self.chunks[home[1]].clusters if home[0] == "chunk" else (home[1],)
+    def _describe(self, home: tuple[str, int]) -> str:
+        if home[0] == "term":
+            return f"the term chunk of {self.clusters[home[1]].id!r}"
+        chunk = self.chunks[home[1]]
+        return f"{'shared' if chunk.shared else 'record'} chunk {chunk.index} of {chunk.owner!r}"
 
     # ------------------------------------------------------------- counting
     def count(self) -> ReconstructionCount:
@@ -236,95 +247,133 @@ class ReconstructionModel:
         return ReconstructionCount(per_unit)
 
     # -------------------------------------------------------------- support
-    def _parts(self, itemset: Iterable[str]) -> tuple[list[_Part], dict[int, int]] | None:
-        """The eligible clusters' parts, and ``c_X`` of each shared chunk involved;
-        None when some item is not in the release (support 0 everywhere)."""
-        items = set(itemset)
-        per_cluster: dict[int, dict[tuple[str, int], list[str]]] = {}
+    def _profile(self, items: set[str]) -> _Profile | None:
+        """The :class:`_Profile` of a non-empty itemset; None when some item is not
+        in the release (support 0 everywhere)."""
+        by_home: dict[tuple[str, int], list[str]] = {}
         for item in items:
             homes = self._homes.get(item)
             if homes is None:
                 return None
             for home in homes:
-                for p in self._covered(home):
-                    per_cluster.setdefault(p, {}).setdefault(home, []).append(item)
-        parts: list[_Part] = []
-        shared_counts: dict[int, int] = {}
-        for p, by_home in sorted(per_cluster.items()):
-            if sum(len(v) for v in by_home.values()) != len(items):
+                by_home.setdefault(home, []).append(item)
+        cover = np.zeros(len(self.clusters), dtype=np.int64)
+        for home, held in by_home.items():
+            cover[self._home_clusters(home)] += len(held)  # a cluster is covered once per item
+        eligible = np.flatnonzero(cover == len(items))
+        at = np.full(len(self.clusters), -1, dtype=np.int64)
+        at[eligible] = np.arange(len(eligible))
+        n = self._sizes[eligible]
+        q = np.zeros(len(eligible), dtype=np.int64)
+        total = np.zeros(len(eligible), dtype=np.int64)
+        cap = n.copy()
+        share = np.ones(len(eligible))
+        terms = np.zeros(len(eligible), dtype=np.int64)
+        fixed: list[tuple[int, int]] = []
+        shared: list[tuple[int, int, np.ndarray]] = []
+        for (kind, idx), held in by_home.items():
+            if kind == "term":
+                if at[idx] >= 0:
+                    terms[at[idx]] += len(held)
                 continue
-            fixed, terms, shared = [], 0, []
-            for (kind, idx), held in by_home.items():
-                if kind == "term":
-                    terms += len(held)
-                elif self.chunks[idx].shared:
-                    shared.append(idx)
-                    if idx not in shared_counts:
-                        shared_counts[idx] = self.chunks[idx].rows_containing(held)
-                else:
-                    fixed.append(self.chunks[idx].rows_containing(held))
-            parts.append(_Part(p, self.clusters[p].size, tuple(fixed), terms, tuple(sorted(shared))))
-        return parts, shared_counts
+            chunk = self.chunks[idx]
+            members = at[self._home_clusters((kind, idx))]
+            members = members[members >= 0]
+            if not len(members):
+                continue
+            count = chunk.rows_containing(held)
+            q[members] += 1
+            if chunk.shared:
+                shared.append((idx, count, members))
+            else:
+                (p,) = members
+                total[p] += count
+                cap[p] = min(cap[p], count)
+                share[p] *= count / n[p]
+                fixed.append((int(p), count))
+        with_terms = terms > 0
+        cap[with_terms] = np.minimum(cap[with_terms], self._term_caps[eligible][with_terms])
+        q += terms
+        slack = total + terms - (q - 1) * n
+        return _Profile(eligible, n, q, slack, cap, share, terms, fixed, shared)
+
+    def _home_clusters(self, home: tuple[str, int]) -> np.ndarray:
+        if home[0] == "term":
+            return np.array([home[1]], dtype=np.int64)
+        return self._chunk_clusters[home[1]]
 
     def min_support(self, itemset: Iterable[str]) -> int:
         """The smallest support of ``itemset`` over all reconstructions."""
+        return self._bound(itemset, self._min_of)
+
+    def _bound(self, itemset: Iterable[str], of: Callable[[_Profile], int]) -> int:
         items = set(itemset)
         if not items:
             return self.n_slots
-        found = self._parts(items)
-        if found is None:
-            return 0
-        parts, shared_counts = found
-        base = sum(max(0, part.slack()) for part in parts)
-        if not shared_counts:
-            return base
-        free = {part.cluster: max(0, -part.slack()) for part in parts if part.shared}
-        return base + sum(shared_counts.values()) - self._free_flow(shared_counts, free)
+        profile = self._profile(items)
+        return 0 if profile is None else of(profile)
 
-    def _free_flow(self, shared_counts: dict[int, int], free: dict[int, int]) -> int:
+    def _min_of(self, profile: _Profile) -> int:
+        base = int(np.maximum(profile.slack, 0).sum())
+        if not profile.shared:
+            return base
+        return base + sum(c for _, c, _ in profile.shared) - self._free_flow(profile)
+
+    def _free_flow(self, profile: _Profile) -> int:
         """Largest number of the shared chunks' itemset-holding entries that can be
         put where they add no support: on a member cluster that cannot hold the
-        itemset (``free`` has no entry for it), or within the slack ``free[P]`` of
-        one that can. Each chunk gives a cluster at most its size."""
-        if len(shared_counts) == 1:
-            ((idx, c),) = shared_counts.items()
-            size = lambda p: self.clusters[p].size  # noqa: E731
-            return min(c, sum(min(size(p), free.get(p, size(p))) for p in self.chunks[idx].clusters))
-        import networkx as nx
+        itemset (any number, at most its size per chunk), or within the slack
+        ``-slack`` of one that can (at most its size per chunk). A maximum flow
+        source -> chunk -> eligible cluster -> sink, the ineligible members of a
+        chunk folded into one edge chunk -> sink (they are independent)."""
+        free = np.maximum(-profile.slack, 0)
+        ineligible = [self.chunks[idx].slots - int(profile.n[members].sum()) for idx, _, members in profile.shared]
+        if len(profile.shared) == 1:
+            (_, count, members) = profile.shared[0]
+            return min(count, ineligible[0] + int(np.minimum(profile.n[members], free[members]).sum()))
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import maximum_flow
 
-        graph = nx.DiGraph()
-        for idx, c in shared_counts.items():
-            graph.add_edge("source", ("x", idx), capacity=c)
-            for p in self.chunks[idx].clusters:
-                graph.add_edge(("x", idx), ("p", p), capacity=self.clusters[p].size)
-                if p in free:
-                    graph.add_edge(("p", p), "sink", capacity=free[p])
-                else:
-                    graph.add_edge(("p", p), "sink")  # no capacity attribute: unbounded
-        return int(nx.maximum_flow_value(graph, "source", "sink"))
+        m, e = len(profile.shared), len(profile.eligible)
+        source, sink = 0, 1 + m + e
+        rows, cols, caps = [], [], []
+        for j, (_, count, members) in enumerate(profile.shared):
+            rows += [source, 1 + j]
+            cols += [1 + j, sink]
+            caps += [count, ineligible[j]]
+            useful = members[free[members] > 0]
+            rows += [1 + j] * len(useful)
+            cols += (1 + m + useful).tolist()
+            caps += profile.n[useful].tolist()
+        useful = np.flatnonzero(free > 0)
+        rows += (1 + m + useful).tolist()
+        cols += [sink] * len(useful)
+        caps += free[useful].tolist()
+        graph = csr_matrix((np.asarray(caps, dtype=np.int32), (rows, cols)), shape=(sink + 1, sink + 1))
+        return int(maximum_flow(graph, source, sink).flow_value)
 
     def max_support(self, itemset: Iterable[str]) -> int:
         """The largest support of ``itemset`` over all reconstructions."""
-        items = set(itemset)
-        if not items:
-            return self.n_slots
-        found = self._parts(items)
-        if found is None:
-            return 0
-        parts, shared_counts = found
-        caps = {part.cluster: part.cap(self.clusters[part.cluster].term_cap) for part in parts}
+        return self._bound(itemset, self._max_of)
+
+    def _max_of(self, profile: _Profile) -> int:
+        if not profile.shared:
+            return int(profile.cap.sum())
         limits: dict[frozenset[int], int] = {}
-        for idx, c in shared_counts.items():
-            members = frozenset(part.cluster for part in parts if idx in part.shared)
-            limits[members] = min(c, limits.get(members, c))
-        if not limits:
-            return sum(caps.values())
-        return _max_packing(caps, limits)
+        for _, count, members in profile.shared:
+            key = frozenset(members.tolist())
+            limits[key] = min(count, limits.get(key, count))
+        return _max_packing(profile.cap, limits)
 
     def support_bounds(self, itemset: Iterable[str]) -> tuple[int, int]:
-        """``(min_support, max_support)`` of ``itemset``."""
+        """``(min_support, max_support)`` of ``itemset`` over all reconstructions."""
         items = set(itemset)
-        return self.min_support(items), self.max_support(items)
+        if not items:
+            return self.n_slots, self.n_slots
+        profile = self._profile(items)
+        if profile is None:
+            return 0, 0
+        return self._min_of(profile), self._max_of(profile)
 
     def expected_support(self, itemset: Iterable[str], exact: bool = False) -> float | Fraction:
         """Expected support of ``itemset`` in a uniformly drawn reconstruction
@@ -332,31 +381,37 @@ class ReconstructionModel:
         items = set(itemset)
         if not items:
             return Fraction(self.n_slots) if exact else float(self.n_slots)
-        found = self._parts(items)
-        if found is None:
+        profile = self._profile(items)
+        if profile is None:
             return Fraction(0) if exact else 0.0
-        parts, shared_counts = found
-        total = Fraction(0)
-        for part in parts:
-            value = Fraction(part.size)
-            for c in part.fixed:
-                value *= Fraction(c, part.size)
-            for idx in part.shared:
-                value *= Fraction(shared_counts[idx], self.chunks[idx].slots)
-            if part.terms:
-                value *= _term_slot_probability(part.size, self.clusters[part.cluster].term_cap) ** part.terms
-            total += value
-        return total if exact else float(total)
+        if not exact:
+            value = profile.n * profile.share * self._term_probability[profile.eligible] ** profile.terms
+            for idx, count, members in profile.shared:
+                value[members] *= count / self.chunks[idx].slots
+            return float(value.sum())
+        values = [Fraction(int(n)) for n in profile.n]
+        for p, count in profile.fixed:
+            values[p] *= Fraction(count, int(profile.n[p]))
+        for idx, count, members in profile.shared:
+            for p in members:
+                values[p] *= Fraction(count, self.chunks[idx].slots)
+        for p, cluster in enumerate(profile.eligible):
+            if profile.terms[p]:
+                c = self.clusters[cluster]
+                values[p] *= _term_slot_probability(c.size, c.term_cap) ** int(profile.terms[p])
+        return sum(values, Fraction(0))
 
     # ---------------------------------------------------------- enumeration
     def enumerate(self, limit: int = DEFAULT_ENUMERATION_LIMIT) -> Iterator[list[frozenset[str]]]:
         """Every reconstruction once, as the records of the ``n_slots`` slots (clusters
         in release order). Raises :class:`EnumerationLimitError` past ``limit``."""
-        total = self.count().total
-        if total > limit:
+        count = self.count()
+        if count.total > limit:
+            # a huge int cannot even be printed (Python caps int-to-str at 4300 digits)
+            size = str(count.total) if count.log10 < 18 else f"about 10^{count.log10:.1f}"
             raise EnumerationLimitError(
-                f"the release has {total} reconstructions (10^{math.log10(total):.1f}), more than the "
-                f"enumeration limit of {limit}; sample reconstructions instead."
+                f"the release has {size} reconstructions, more than the enumeration limit of {limit}; "
+                "sample reconstructions instead."
             )
         choices: list[list[list[tuple[int, frozenset[str]]]]] = []
         for chunk in self.chunks:
@@ -392,24 +447,46 @@ class ReconstructionModel:
 
     # ------------------------------------------------------------- sampling
     @cached_property
-    def _plan(self) -> "_SamplingPlan":
-        return _SamplingPlan(self)
+    def sampler(self) -> ReconstructionSampler:
+        """The uniform sampler: numpy arrays only, cheap to pickle to workers."""
+        return ReconstructionSampler(self)
 
     def sample(self, rng: np.random.Generator) -> Dataset:
         """One reconstruction drawn uniformly (see the module docstring), as a
         :class:`~privtool.dataset.Dataset` over :attr:`labels` whose record ``i`` is
         slot ``i`` (clusters in release order)."""
-        return self._plan.sample(rng)
+        return self.sampler.sample(rng)
 
 
 # ----------------------------------------------------------------- sampling
-class _SamplingPlan:
-    """Numpy arrays that let one sample cost a few vectorised operations.
+DENSE_SLOTS = 64
+"""Chunks of at most this many slots, or filled more than half, are permuted
+whole; larger sparse ones draw slots for their entries only."""
 
-    Chunks are grouped by padded size ``N``; one ``argsort`` of a random matrix
-    per group gives every chunk of the group an independent uniform permutation
-    (entry ``e`` of the chunk in row ``r`` goes to domain position ``perm[r, e]``).
-    Terms are grouped by cluster size and cap in the same way.
+
+class ReconstructionSampler:
+    """Draws reconstructions of one release uniformly: numpy arrays that let one
+    sample cost a few vectorised operations (build it with
+    :attr:`ReconstructionModel.sampler`).
+
+    Every chunk gives each of its ``E`` entries a distinct position ``0..N-1`` of
+    its domain, uniformly over the ordered ``E``-tuples of distinct positions:
+
+    * small or dense chunks (``N <= 64`` or ``2E > N``), grouped by ``N``: one
+      ``argsort`` of a random (chunks x N) matrix; entry ``e`` takes ``perm[e]``;
+    * large sparse ones (shared chunks over many clusters): ``L > E`` positions
+      are drawn independently, and entry ``e`` takes the ``e``-th distinct one
+      in draw order. The distinct values of an i.i.d. uniform sequence, in order
+      of first appearance, are a uniformly random ordering, so this is exact.
+      A chunk whose ``L`` draws hold fewer than ``E`` distinct values is drawn
+      again (rare, and exact: the event is symmetric in the positions).
+
+    A position becomes a slot through the chunk's member clusters, laid end to
+    end on one virtual line (``base`` of each chunk, member boundaries) and one
+    ``searchsorted``, so no array as long as a joint cluster is ever built.
+    All terms are drawn together: a size per term from its cluster's weights,
+    then its ``s <= k-1`` slots one at a time without replacement
+    (:func:`_distinct_positions`).
     """
 
     def __init__(self, model: ReconstructionModel) -> None:
@@ -418,75 +495,115 @@ class _SamplingPlan:
         self.n_slots = model.n_slots
         entry_items: list[int] = []
         entry_lengths: list[int] = []
-        first_entry = [0]
-        for chunk in model.chunks:
+        entries = np.zeros(len(model.chunks), dtype=np.int64)
+        slots = np.zeros(len(model.chunks), dtype=np.int64)
+        bounds: list[int] = []
+        bound_slot: list[int] = []
+        line = 0
+        for idx, chunk in enumerate(model.chunks):
             for row in chunk.rows:
                 entry_items.extend(sorted(index[item] for item in row))
                 entry_lengths.append(len(row))
-            first_entry.append(first_entry[-1] + len(chunk.rows))
+            entries[idx], slots[idx] = len(chunk.rows), chunk.slots
+            for p in chunk.clusters:
+                bounds.append(line)
+                bound_slot.append(model.clusters[p].offset)
+                line += model.clusters[p].size
         self.entry_items = np.asarray(entry_items, dtype=np.int32)
         self.entry_lengths = np.asarray(entry_lengths, dtype=np.int64)
-        by_size: dict[int, list[int]] = {}
-        for idx, chunk in enumerate(model.chunks):
-            by_size.setdefault(chunk.slots, []).append(idx)
-        self.chunk_groups: list[_ChunkGroup] = []
-        for n in sorted(by_size):
-            members = by_size[n]
-            counts = np.array([first_entry[i + 1] - first_entry[i] for i in members], dtype=np.int64)
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        self.bound_slot = np.asarray(bound_slot, dtype=np.int64)
+        first_entry = np.concatenate([[0], np.cumsum(entries)])
+        base = np.concatenate([[0], np.cumsum(slots)])[:-1]
+        self.entry_base = np.repeat(base, entries)  # virtual start of each entry's chunk
+        self.entry_rank = np.arange(int(entries.sum()), dtype=np.int64) - np.repeat(first_entry[:-1], entries)
+        dense = (slots <= DENSE_SLOTS) | (2 * entries > slots)
+        self.dense_groups = []
+        for n in np.unique(slots[dense & (entries > 0)]):
+            members = np.flatnonzero(dense & (slots == n) & (entries > 0))
+            counts = entries[members]
             rows = np.repeat(np.arange(len(members), dtype=np.int64), counts)
-            starts = np.repeat(np.cumsum(counts) - counts, counts)
-            cols = np.arange(int(counts.sum()), dtype=np.int64) - starts
-            entries = np.concatenate([np.arange(first_entry[i], first_entry[i + 1]) for i in members]).astype(np.int64)
-            domain = np.concatenate([np.asarray(model._domain(model.chunks[i]), dtype=np.int64) for i in members])
-            self.chunk_groups.append(_ChunkGroup(n, len(members), rows, cols, entries, domain))
-        term_groups: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
-        for cluster in model.clusters:
-            offsets, items = term_groups.setdefault((cluster.size, cluster.term_cap), ([], []))
-            for term in cluster.terms:
-                offsets.append(cluster.offset)
-                items.append(index[term])
-        self.term_groups = [
-            (n, cap, np.asarray(offsets, np.int64), np.asarray(items, np.int32), _term_size_weights(n, cap))
-            for (n, cap), (offsets, items) in sorted(term_groups.items())
-            if offsets
-        ]
+            ids = np.concatenate([np.arange(first_entry[i], first_entry[i + 1]) for i in members])
+            self.dense_groups.append((int(n), len(members), rows, ids))
+        sparse = np.flatnonzero(~dense & (entries > 0))
+        self.sparse = (sparse, entries[sparse], slots[sparse], first_entry[sparse])
+        with_terms = [c for c in model.clusters if c.terms]
+        counts = [len(c.terms) for c in with_terms]
+        self.term_items = np.asarray([index[t] for c in with_terms for t in c.terms], dtype=np.int32)
+        self.term_offset = np.repeat(np.asarray([c.offset for c in with_terms], dtype=np.int64), counts)
+        self.term_n = np.repeat(np.asarray([c.size for c in with_terms], dtype=np.int64), counts)
+        self.term_cap = max((c.term_cap for c in with_terms), default=0)
+        # cumulative weights of the sizes 1..cap of each cluster's terms, padded with +inf
+        weights = np.full((len(with_terms), max(self.term_cap, 1)), np.inf)
+        for row, c in enumerate(with_terms):
+            weights[row, : c.term_cap] = _term_size_weights(c.size, c.term_cap)
+        self.term_weights = np.repeat(np.arange(len(with_terms)), counts), weights
+        self.term_total = np.repeat(np.asarray([weights[r, c.term_cap - 1] for r, c in enumerate(with_terms)]), counts)
+
+    def _sparse_positions(self, rng: np.random.Generator, out: np.ndarray) -> None:
+        """Fill ``out[entry]`` with distinct positions for the sparse chunks."""
+        chunks, need, n, first = self.sparse
+        todo = np.arange(len(chunks))
+        while len(todo):
+            e, size = need[todo], n[todo]
+            draws = e + 2 * (e * e) // size + 16
+            owner = np.repeat(np.arange(len(todo), dtype=np.int64), draws)
+            values = (rng.random(int(draws.sum())) * np.repeat(size, draws)).astype(np.int64)
+            _, firsts = np.unique(owner * (int(size.max()) + 1) + values, return_index=True)
+            firsts.sort()  # distinct values, chunk by chunk, in draw order
+            which = owner[firsts]
+            have = np.bincount(which, minlength=len(todo))
+            done = have >= e
+            rank = np.arange(len(firsts)) - np.repeat(np.cumsum(have) - have, have)
+            keep = done[which] & (rank < e[which])
+            out[first[todo][which[keep]] + rank[keep]] = values[firsts[keep]]
+            todo = todo[~done]
 
     def sample(self, rng: np.random.Generator) -> Dataset:
-        slot_of_entry = np.empty(len(self.entry_lengths), dtype=np.int64)
-        for g in self.chunk_groups:
-            perm = np.argsort(rng.random((g.chunks, g.slots)), axis=1)
-            slot_of_entry[g.entries] = g.domain[g.rows * g.slots + perm[g.rows, g.cols]]
+        position = np.empty(len(self.entry_lengths), dtype=np.int64)
+        for n, count, rows, ids in self.dense_groups:
+            perm = np.argsort(rng.random((count, n)), axis=1)
+            position[ids] = perm[rows, self.entry_rank[ids]]
+        if len(self.sparse[0]):
+            self._sparse_positions(rng, position)
+        virtual = self.entry_base + position
+        member = np.searchsorted(self.bounds, virtual, side="right") - 1
+        slot_of_entry = self.bound_slot[member] + virtual - self.bounds[member]
         slots = [np.repeat(slot_of_entry, self.entry_lengths)]
         items = [self.entry_items]
-        for n, cap, offsets, term_items, weights in self.term_groups:
-            sizes = 1 + np.searchsorted(weights, rng.random(len(offsets)) * weights[-1], side="right")
-            perm = np.argsort(rng.random((len(offsets), n)), axis=1)
-            which, pos = np.nonzero(np.arange(n)[None, :] < sizes[:, None])
-            slots.append(offsets[which] + perm[which, pos])
-            items.append(term_items[which])
+        if len(self.term_items):
+            row, weights = self.term_weights
+            draw = rng.random(len(self.term_items)) * self.term_total
+            sizes = 1 + (weights[row] <= draw[:, None]).sum(axis=1)  # searchsorted(side="right") per term
+            chosen = _distinct_positions(rng, self.term_n, sizes, self.term_cap)
+            which, column = np.nonzero(np.arange(self.term_cap)[None, :] < sizes[:, None])
+            slots.append(self.term_offset[which] + chosen[which, column])
+            items.append(self.term_items[which])
         slot = np.concatenate(slots)
         item = np.concatenate(items)
-        order = np.lexsort((item, slot))
+        order = np.argsort(slot * len(self.labels) + item)  # by slot, then item: one int64 key
         indptr = np.zeros(self.n_slots + 1, dtype=np.int64)
         np.cumsum(np.bincount(slot, minlength=self.n_slots), out=indptr[1:])
         return Dataset.from_csr(indptr, item[order], self.labels, normalise=False)
 
 
-@dataclass(frozen=True)
-class _ChunkGroup:
-    """Chunks of one padded size: ``rows``/``cols`` place each of their entries
-    (global ids ``entries``) in the group's random matrix; ``domain`` holds the
-    slots of every chunk's domain, row after row."""
-
-    slots: int
-    chunks: int
-    rows: np.ndarray
-    cols: np.ndarray
-    entries: np.ndarray
-    domain: np.ndarray
-
-
 # ------------------------------------------------------------------ helpers
+def _distinct_positions(rng: np.random.Generator, n: np.ndarray, sizes: np.ndarray, width: int) -> np.ndarray:
+    """For each row, ``sizes[row]`` distinct uniform positions in ``0..n[row]-1``
+    (columns ``0..sizes-1`` of the result), drawn one column at a time: column
+    ``j`` is redrawn where it repeats an earlier column, which makes it uniform
+    over the positions not yet taken (sequential sampling without replacement).
+    Cheap when ``width`` is small, as for term chunks (``width = k - 1``)."""
+    chosen = np.full((len(sizes), width), -1, dtype=np.int64)
+    for column in range(width):
+        todo = np.flatnonzero(sizes > column)
+        while len(todo):
+            chosen[todo, column] = (rng.random(len(todo)) * n[todo]).astype(np.int64)
+            clash = (chosen[todo, :column] == chosen[todo, column][:, None]).any(axis=1)
+            todo = todo[clash]
+    return chosen
+
+
 def _chunk(owner: str, index: int, shared: bool, clusters: tuple[int, ...], slots: int, rows: Sequence[Sequence[str]]) -> ChunkModel:
     frozen = tuple(frozenset(r) for r in rows)
     bits: dict[str, int] = {}
@@ -501,13 +618,6 @@ def _multiplicities(rows: Sequence[frozenset[str]]) -> dict[frozenset[str], int]
     for row in rows:
         counts[row] = counts.get(row, 0) + 1
     return counts
-
-
-def _multinomial(n: int, parts: Sequence[int]) -> int:
-    result = math.factorial(n)
-    for part in parts:
-        result //= math.factorial(part)
-    return result
 
 
 def _term_choices(n: int, cap: int) -> int:
@@ -561,8 +671,8 @@ def _distinct_permutations(values: list[int]) -> Iterator[tuple[int, ...]]:
     yield from walk(len(values))
 
 
-def _max_packing(caps: dict[int, int], limits: dict[frozenset[int], int]) -> int:
-    """max sum(y_P) with 0 <= y_P <= caps[P] and sum_{P in S} y_P <= limits[S].
+def _max_packing(caps: np.ndarray, limits: dict[frozenset[int], int]) -> int:
+    """max sum(y) with 0 <= y[p] <= caps[p] and sum_{p in S} y[p] <= limits[S].
 
     Nested or disjoint sets (a laminar family, which REFINE's joint clusters
     form): bottom-up greedy over the inclusion tree, exact because a subtree can
@@ -572,22 +682,22 @@ def _max_packing(caps: dict[int, int], limits: dict[frozenset[int], int]) -> int
     laminar = all(not (a & b) or a <= b or b <= a for a, b in itertools.combinations(sets, 2))
     if not laminar:
         return _max_packing_cpsat(caps, limits)
-    best: dict[frozenset[int], int] = {}
-    top: dict[int, frozenset[int]] = {}
-    for members in sets:
-        children = {top[p] for p in members if p in top}
-        loose = sum(caps[p] for p in members if p not in top)
-        best[members] = min(limits[members], loose + sum(best[c] for c in children))
-        for p in members:
-            top[p] = members
-    return sum(best[s] for s in set(top.values())) + sum(cap for p, cap in caps.items() if p not in top)
+    top = np.full(len(caps), -1, dtype=np.int64)
+    best = np.zeros(len(sets), dtype=np.int64)
+    for j, members in enumerate(sets):
+        where = np.fromiter(members, dtype=np.int64, count=len(members))
+        tops = top[where]
+        children = np.unique(tops[tops >= 0])
+        best[j] = min(limits[members], int(caps[where[tops < 0]].sum()) + int(best[children].sum()))
+        top[where] = j
+    return int(best[np.unique(top[top >= 0])].sum()) + int(caps[top < 0].sum())
 
 
-def _max_packing_cpsat(caps: dict[int, int], limits: dict[frozenset[int], int]) -> int:
+def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> int:
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    y = {p: model.NewIntVar(0, cap, f"y{p}") for p, cap in caps.items()}
+    y = {p: model.NewIntVar(0, int(cap), f"y{p}") for p, cap in enumerate(caps)}
     for members, limit in limits.items():
         model.Add(sum(y[p] for p in members) <= limit)
     model.Maximize(sum(y.values()))
@@ -596,4 +706,4 @@ def _max_packing_cpsat(caps: dict[int, int], limits: dict[frozenset[int], int]) 
     status = solver.Solve(model)
     if status != cp_model.OPTIMAL:  # a bounded integer program always has an optimum
         raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
-    return int(round(solver.ObjectiveValue()))
+    return round(solver.ObjectiveValue())

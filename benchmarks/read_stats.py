@@ -2,23 +2,23 @@
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/read_stats.py [--data DIR] [--extra FILE ...] [--synthetic N]
+    .venv/bin/python benchmarks/read_stats.py [--data DIR] [--extra FILE ...] [--synth-like PRESET]
         [--repeat N] [--naive] [--plot PREFIX]
 
 For each ``*.dat.gz`` in ``--data`` (default ``../shared/data``) and each
 ``--extra`` file (any format privtool reads, detected from the extension) it
-prints the best-of-``N`` wall time of :func:`privtool.io.read_dataset` and of
-:func:`privtool.cli.stats.dataset_stats`, then the peak of traced memory
+prints the best-of-``N`` wall time of :func:`privtool.io.read_dataset`, of
+:func:`privtool.cli.stats.dataset_stats` and of writing the dataset back as an
+uncompressed FIMI file with :func:`privtool.io.write_dataset` (atomic, so it
+includes an ``fsync``), then the peak of traced memory
 (``tracemalloc``, which sees numpy's buffers) of one read + stats in a separate
 run, in MiB and in bytes per item occurrence. ``--naive`` adds the time of the
 one-line reader privtool started with (``line.split()`` on the decompressed
 text, then ``Dataset.from_records``), as the before/after reference.
 
-``--synthetic N`` also measures a generated ``synthetic-N.dat.gz`` (written to
-a temporary folder, deleted afterwards): N records of BMS-POS-like shape (1,657
-items with Zipf popularity, record sizes 1 + Poisson(5.5), so 6.5 on average).
-It is a load test of the reader, not a realistic imitation (that is
-``privtool synth``).
+``--synth-like bms-pos`` also measures the file ``privtool synth --like
+bms-pos --seed 0`` writes (515,597 records imitating BMS-POS), generated into a
+temporary folder and deleted afterwards.
 
 ``--plot PREFIX`` draws read time against item occurrences (and the naive
 reader's, with ``--naive``) to ``PREFIX.png`` and ``PREFIX.svg``.
@@ -58,18 +58,12 @@ def naive_read(path: Path) -> Dataset:
         return Dataset.from_records([line.split() for line in handle])
 
 
-def write_synthetic(path: Path, n_records: int, n_items: int = 1657, seed: int = 0) -> None:
-    """A FIMI file of ``n_records`` random records (see the module docstring)."""
-    import numpy as np
+def write_synth(path: Path, preset: str) -> None:
+    """``privtool synth --like PRESET --seed 0 -o PATH``, in-process."""
+    from privtool.cli import main as privtool
 
-    rng = np.random.default_rng(seed)
-    sizes = 1 + rng.poisson(5.5, n_records)
-    popularity = 1.0 / np.arange(1, n_items + 1)
-    items = rng.choice(n_items, size=int(sizes.sum()), p=popularity / popularity.sum()).astype(np.int32)
-    indptr = np.zeros(n_records + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    dataset = Dataset.from_csr(indptr, items, [str(i) for i in range(n_items)]).compact()
-    write_dataset(load_registry(), dataset, path)
+    if privtool(["synth", "--like", preset, "--seed", "0", "-o", str(path), "-q"]) != 0:
+        raise SystemExit(f"privtool synth --like {preset} failed")
 
 
 def peak_mib(fn: Callable[[], object]) -> float:
@@ -113,7 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--extra", type=Path, action="append", default=[], help="another dataset file (repeatable)")
-    parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also a generated file of N records")
+    parser.add_argument("--synth-like", metavar="PRESET", help="also a file from privtool synth --like PRESET")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--naive", action="store_true", help="also time the naive reader (.dat.gz files)")
     parser.add_argument("--plot", metavar="PREFIX", help="write PREFIX.png and PREFIX.svg")
@@ -121,27 +115,29 @@ def main() -> None:
     registry = load_registry()
     files = sorted(args.data.glob("*.dat.gz")) + args.extra
     scratch = tempfile.TemporaryDirectory()
-    if args.synthetic:
-        files.append(Path(scratch.name) / f"synthetic-{args.synthetic}.dat.gz")
-        write_synthetic(files[-1], args.synthetic)
-    header = f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} {'peak MiB':>9} {'B/occ':>6}"
+    if args.synth_like:
+        files.append(Path(scratch.name) / f"synth-{args.synth_like}.dat.gz")
+        write_synth(files[-1], args.synth_like)
+    header = f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} {'write s':>8} {'peak MiB':>9} {'B/occ':>6}"
     if args.naive:
-        header += f" {'naive s':>8}"
+        header += f" {'naive read s':>13}"
     print(header)
     rows = []
     for path in files:
         dataset = read_dataset(registry, path)
         read_s = best_of(args.repeat, lambda: read_dataset(registry, path))
         stats_s = best_of(args.repeat, lambda: dataset_stats(dataset))
+        written = Path(scratch.name) / "written.dat"
+        write_s = best_of(args.repeat, lambda: write_dataset(registry, dataset, written))
         peak = peak_mib(lambda: dataset_stats(read_dataset(registry, path)))
         occurrences = dataset.n_occurrences
         row = (
             f"{path.name:<28} {dataset.n_records:>9,} {int((dataset.supports > 0).sum()):>7,} {occurrences:>12,} "
-            f"{read_s:>7.3f} {stats_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
+            f"{read_s:>7.3f} {stats_s:>8.3f} {write_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
         )
         naive_s = best_of(args.repeat, lambda: naive_read(path)) if args.naive and path.name.endswith(".dat.gz") else None
         if naive_s is not None:
-            row += f" {naive_s:>8.3f}"
+            row += f" {naive_s:>13.3f}"
         print(row, flush=True)
         rows.append({"file": path.name, "occurrences": occurrences, "read_s": read_s, "naive_s": naive_s})
     if args.plot:

@@ -83,16 +83,29 @@ def intern_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct, rank[values - low]
 
 
+def write_lines(stream: IO[str], lines: Iterable[str], batch: int = 8192) -> None:
+    """Write ``lines`` (each with its line end), joined ``batch`` at a time:
+    one text-stream write per line costs more than the formatting."""
+    pending: list[str] = []
+    for line in lines:
+        pending.append(line)
+        if len(pending) == batch:
+            stream.write("".join(pending))
+            pending.clear()
+    stream.write("".join(pending))
+
+
 def dataset_from_tokens(values: np.ndarray, lines: np.ndarray, n_lines: int) -> Dataset:
     """Records = lines, items = the integer ``values`` on each line (ascending
-    ``lines``). Interned with ``np.unique``, so ids follow numeric order, which is
+    ``lines``). Interned by :func:`intern_integers`, so ids follow numeric order, which is
     :func:`~privtool.dataset.label_sort_key` order for integer labels."""
     indptr = np.zeros(n_lines + 1, dtype=np.int64)
     np.cumsum(np.bincount(lines, minlength=n_lines), out=indptr[1:])
     distinct, ids = intern_integers(values)
     labels = tuple(map(str, distinct.tolist()))
-    same_record = lines[1:] == lines[:-1]
-    if np.all(ids[1:][same_record] > ids[:-1][same_record]):
+    out_of_order = np.diff(ids) <= 0
+    out_of_order &= lines[1:] == lines[:-1]
+    if not out_of_order.any():
         return Dataset(indptr, ids, labels)
     return Dataset.from_csr(indptr, ids, labels, normalise=True)
 
@@ -124,8 +137,7 @@ class Fimi(IntegerFormat):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
-        for record in dataset.to_label_records():
-            stream.write(" ".join(record) + "\n")
+        write_lines(stream, (" ".join(record) + "\n" for record in dataset.to_label_records()))
 
 
 class Basket(Format):
@@ -137,14 +149,13 @@ class Basket(Format):
         return Dataset.from_records(line.split() for line in stream)
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
-        for label in dataset.labels:
-            if not label or any(char.isspace() for char in label):
+        for label in used_labels(dataset):
+            if any(char.isspace() for char in label):
                 raise OutputError(
                     f"item {label!r} cannot be written as {self.name}, whose items are separated by whitespace; "
                     "write csv or jsonl instead."
                 )
-        for record in dataset.to_label_records():
-            stream.write(" ".join(record) + "\n")
+        write_lines(stream, (" ".join(record) + "\n" for record in dataset.to_label_records()))
 
 
 class Spmf(IntegerFormat):
@@ -193,11 +204,11 @@ class Spmf(IntegerFormat):
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
         require_integer_ids(dataset, self.name)
-        for record in dataset.to_label_records():
-            if params["markers"]:
-                stream.write("".join(label + " -1 " for label in record) + "-2\n")
-            else:
-                stream.write(" ".join(record) + "\n")
+        records = dataset.to_label_records()
+        if params["markers"]:
+            write_lines(stream, ("".join(label + " -1 " for label in record) + "-2\n" for record in records))
+        else:
+            write_lines(stream, (" ".join(record) + "\n" for record in records))
 
 
 def delimiter_of(params: dict[str, Any]) -> str:
@@ -347,9 +358,13 @@ class JsonLines(Format):
         as_json = [int(label) if is_integer_id(label) else label for label in dataset.labels]
         bounds = dataset.indptr.tolist()
         ids = dataset.items.tolist()
-        for i in range(dataset.n_records):
-            record = [as_json[j] for j in ids[bounds[i] : bounds[i + 1]]]
-            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        write_lines(
+            stream,
+            (
+                json.dumps([as_json[j] for j in ids[bounds[i] : bounds[i + 1]]], ensure_ascii=False) + "\n"
+                for i in range(dataset.n_records)
+            ),
+        )
 
 
 @hookimpl

@@ -55,8 +55,7 @@ def tokenize(data: bytes, source: str, allow_negative: bool = True) -> IntTokens
         end = data.find(b"\n", min(start + BLOCK_BYTES, len(data)) - 1)
         end = len(data) if end < 0 else end + 1
         block = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
-        block_values, block_lines = _tokenize_block(block, data, start, source, allow_negative)
-        block_newlines = int(np.count_nonzero(block == _NEWLINE))
+        block_values, block_lines, block_newlines = _tokenize_block(block, data, start, source, allow_negative)
         values.append(_narrow(block_values))
         line_type = np.int32 if first_line + block_newlines < _INT32_LIMIT else np.int64
         lines.append(block_lines.astype(line_type) + line_type(first_line))
@@ -64,7 +63,9 @@ def tokenize(data: bytes, source: str, allow_negative: bool = True) -> IntTokens
         start = end
     if not values:
         return IntTokens(np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
-    return IntTokens(np.concatenate(values), np.concatenate(lines), count_lines(data))
+    all_values = np.concatenate(values)
+    values.clear()  # free the per-block arrays before the second concatenation
+    return IntTokens(all_values, np.concatenate(lines), count_lines(data))
 
 
 def _narrow(values: np.ndarray) -> np.ndarray:
@@ -76,8 +77,9 @@ def _narrow(values: np.ndarray) -> np.ndarray:
 
 def _tokenize_block(
     block: np.ndarray, data: bytes, offset: int, source: str, allow_negative: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Values and block-relative lines of the tokens of one block of whole lines."""
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Values and block-relative lines of the tokens of one block of whole
+    lines, and the number of line ends in the block."""
     newline = block == _NEWLINE
     space = newline | (block == _SPACE) | (block == _TAB) | (block == _CR)
     digit = (block - _ZERO) < 10  # uint8 arithmetic wraps bytes below '0' to >= 208
@@ -109,8 +111,9 @@ def _tokenize_block(
     if problems:
         position, problem = min(problems)
         _fail_at(data, offset + position, source, problem)
+    newline_at = np.flatnonzero(newline)
     if len(digit_at) == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), len(newline_at)
     place = np.repeat(starts + lengths, lengths) - np.arange(1, len(digit_at) + 1)
     weighted = (block[digit_at].astype(np.int64) - _ZERO) * _POW10[place]
     values = np.add.reduceat(weighted, starts)
@@ -120,8 +123,7 @@ def _tokenize_block(
     if np.any(values[negative] == 0):
         _fail_at(data, offset + int(first[np.argmax(negative & (values == 0))]) - 1, source, "is not an integer item id")
     values[negative] = -values[negative]
-    token_lines = np.searchsorted(np.flatnonzero(newline), first)
-    return values, token_lines.astype(np.int64)
+    return values, np.searchsorted(newline_at, first), len(newline_at)
 
 
 def _fail_at(data: bytes, position: int, source: str, problem: str) -> None:

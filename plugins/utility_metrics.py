@@ -17,14 +17,18 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-
-from privtool.attacks.reconstruction import ReconstructionModel
+from privtool.attacks.reconstruction import ReconstructionModel, ReconstructionSampler
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import MissingEvidence
 from privtool.hookspecs import hookimpl
-from privtool.itemset_mining import Itemset, itemset_support, pair_supports, top_itemsets
+from privtool.itemset_mining import (
+    Itemset,
+    itemset_support,
+    pair_supports,
+    top_itemsets,
+)
 from privtool.params import Param
 from privtool.release import Release
 
@@ -36,14 +40,15 @@ SAMPLES = Param(
     min=1,
 )
 
-Source = ReconstructionModel | Dataset
-"""Where reconstructions come from: a model to sample, or the one published dataset."""
+Source = ReconstructionSampler | Dataset
+"""Where reconstructions come from: a sampler (light to send to workers), or
+the one published dataset."""
 
 
 def reconstruction_source(release: Release) -> Source:
     """The sampler of a disassociated release, or the records of a sanitized one."""
     if release.kind == "disassociated":
-        return ReconstructionModel(release)
+        return ReconstructionModel(release).sampler
     return Dataset.from_records(release.records)
 
 
@@ -56,7 +61,7 @@ def over_reconstructions(release: Release, evaluate: Callable[..., float], args:
     """``evaluate(reconstruction, *args)`` for each sampled reconstruction (one for a
     sanitized release), through the context's executor; results in sample order."""
     source = reconstruction_source(release)
-    count = samples if isinstance(source, ReconstructionModel) else 1
+    count = samples if isinstance(source, ReconstructionSampler) else 1
     fn = partial(_evaluate, source=source, seed=ctx.seed, evaluate=evaluate, args=args)
     return ctx.map(fn, list(range(count)), f"{what} over {count} reconstruction{'s' if count > 1 else ''}")
 

@@ -55,7 +55,7 @@ def test_missing_file_and_directory(run_cli, tmp_path: Path) -> None:
 def test_format_and_option_errors(run_cli, tmp_path: Path) -> None:
     data = tmp_path / "d.csv"
     data.write_text("a,b\n")
-    assert_one_line_error(run_cli("stats", data, "--format", "parquet"), "unknown format 'parquet'", "known: csv")
+    assert_one_line_error(run_cli("stats", data, "--format", "parquet"), "unknown format 'parquet'", "csv, csv-long, fimi, jsonl, spmf")
     assert_one_line_error(run_cli("stats", data, "--delim", ";"), "format 'csv' has no option --delim")
     assert_one_line_error(run_cli("stats", data, "--delimiter", ";;"), "--delimiter must be one character")
     odd = tmp_path / "d.parquet"
@@ -150,7 +150,7 @@ def test_read_release_accepts_a_written_release(tmp_path: Path) -> None:
     ("content", "message"),
     [
         (b'{"format": "privtool-release/1",\n "kind": ', r"r\.json, line 2: the release is not valid JSON"),
-        (b'{"format": "privtool-release/1", "kind": "disassociated\xff"}', r"r\.json: the release is not UTF-8 text"),
+        (b'{"format": "privtool-release/1",\n "kind": "disassociated\xff"}', r"r\.json, line 2: the release is not UTF-8 text \(byte 0xff\)"),
         (b"", r"r\.json, line 1: the release is not valid JSON"),
         (b"[1, 2]", r"r\.json: invalid release at \$: expected an object"),
     ],
@@ -189,10 +189,29 @@ def test_read_release_missing_and_directory(tmp_path: Path) -> None:
 
 
 def test_format_option_overrides_the_extension(run_cli, tmp_path: Path) -> None:
-    data = tmp_path / "export.txt"
+    data = tmp_path / "export.dat"
     data.write_text('["a b", "c"]\n["c"]\n')
-    assert_one_line_error(run_cli("stats", data), "export.txt, line 1: '[\"a' is not an integer item id")
+    assert_one_line_error(run_cli("stats", data), "export.dat, line 1: '[\"a' is not an integer item id")
     result = run_cli("stats", data, "--format", "jsonl", "--json")
     assert result.code == 0, result.err
     assert json.loads(result.out)["format"] == "jsonl"
     assert json.loads(result.out)["top_items"][0] == {"item": "c", "support": 2}
+
+
+def test_outputs_get_ordinary_permissions(run_cli, tmp_path: Path) -> None:
+    """Atomic writes go through mkstemp (mode 0600); the result must not stay private."""
+    import os
+
+    source = tmp_path / "a.csv"
+    source.write_text("a,b\n")
+    old = os.umask(0o022)
+    try:
+        assert run_cli("convert", source, tmp_path / "new.jsonl", "-q").code == 0
+        assert (tmp_path / "new.jsonl").stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.jsonl"
+        kept.write_text("")
+        kept.chmod(0o640)
+        assert run_cli("convert", source, kept, "-q").code == 0
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)

@@ -128,8 +128,19 @@ def test_tlost_table4() -> None:
     chunk, and 4 of the 20 item occurrences are (the four rare terms)."""
     ds = Dataset.from_records(TABLE1)
     outcome = run_method(_registry(), ds, "disassociation", {"k": 2, "m": 2, "max_cluster_size": 5}, Context())
-    assert tlost(outcome.release, ds, 2) == {"tlost_terms": 0.0, "tlost_occurrences": 4 / 20}
-    assert tlost(outcome.release, ds, 2, outcome.trail) == {"tlost_terms": 0.0, "tlost_occurrences": 4 / 20}
+    expected = {"tlost_terms": 0.0, "tlost_terms_everywhere": 0.0, "tlost_occurrences": 4 / 20}
+    assert tlost(outcome.release, ds, 2) == expected
+    assert tlost(outcome.release, ds, 2, outcome.trail) == expected
+    # Clusters of at most 2 records: HORPART splits on Cough (the smallest of
+    # the tied terms), {1, 2, 4} then on Fatigue: {1, 4} and {2} + {3} (adding).
+    # Judged with k=3, the frequent terms are Fatigue, Cough, Headache, Fever;
+    # each is in a record chunk of one cluster and the term chunk of the other;
+    # the term chunks hold 8 of the 20 occurrences.
+    outcome = run_method(_registry(), ds, "disassociation", {"k": 2, "m": 2, "max_cluster_size": 2}, Context())
+    assert outcome.trail.cluster_of_record == ["c0", "c1", "c1", "c0"]
+    assert tlost(outcome.release, ds, 3, outcome.trail) == {
+        "tlost_terms": 1.0, "tlost_terms_everywhere": 0.0, "tlost_occurrences": 8 / 20
+    }
 
 
 # ------------------------------------------------------------------ properties
@@ -290,6 +301,7 @@ def test_release_properties(records: list[list[str]], config: tuple[str, int, in
     before, after = tlost(plain.release, ds, k), tlost(refined.release, ds, k)
     assert after["tlost_occurrences"] <= before["tlost_occurrences"]
     assert after["tlost_terms"] <= before["tlost_terms"]
+    assert after["tlost_terms_everywhere"] <= before["tlost_terms_everywhere"] <= before["tlost_terms"]
     if strategy != "suppression":
         assert plain.release.stats["suppressed_records"] == 0
 

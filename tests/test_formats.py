@@ -49,6 +49,18 @@ def test_fimi_round_trip(registry, dataset: Dataset) -> None:
 
 
 @settings(max_examples=60, deadline=None)
+@given(datasets(st.one_of(text_labels, odd_labels).filter(lambda label: not any(c.isspace() for c in label))))
+def test_basket_round_trip_without_whitespace_in_labels(registry, dataset: Dataset) -> None:
+    assert round_trip(registry, dataset, "basket") == dataset
+
+
+def test_basket_refuses_a_label_with_whitespace(registry, tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match=r"item 'a b' cannot be written as basket"):
+        write_dataset(registry, Dataset.from_records([["a b", "c"]]), tmp_path / "x.basket")
+    assert list(tmp_path.iterdir()) == []
+
+
+@settings(max_examples=60, deadline=None)
 @given(datasets(integer_labels), st.booleans())
 def test_spmf_round_trip_both_styles(registry, dataset: Dataset, markers: bool) -> None:
     assert round_trip(registry, dataset, "spmf", {"markers": markers}) == dataset
@@ -318,7 +330,8 @@ def test_byte_order_mark_is_dropped(registry, tmp_path: Path) -> None:
     [
         ("x.dat", "fimi"),
         ("x.DAT.GZ", "fimi"),
-        ("x.txt.bz2", "fimi"),
+        ("x.txt.bz2", "basket"),
+        ("x.basket", "basket"),
         ("x.fimi", "fimi"),
         ("x.spmf.xz", "spmf"),
         ("x.csv", "csv"),
@@ -340,3 +353,4 @@ def test_format_override_and_unknown_extension(registry, tmp_path: Path) -> None
     with pytest.raises(ParameterError, match=r"cannot tell the format of .*x\.weird.*pass --format"):
         read_dataset(registry, path)
     assert read_dataset(registry, path, "csv").to_label_records() == [["a", "b"]]
+

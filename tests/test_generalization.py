@@ -139,7 +139,7 @@ def test_random_properties(registry, tmp_path_factory, case, gain: str) -> None:
 
 
 def test_cli_anonymize_and_metric(run_cli, registry, tmp_path: Path) -> None:
-    data = tmp_path / "d.dat"
+    data = tmp_path / "d.txt"
     data.write_text("".join(" ".join(r) + "\n" for r in HN_RECORDS))
     hierarchy = write_edges(tmp_path / "h.csv", HN_EDGES)
     release, trail = tmp_path / "r.json", tmp_path / "t.json"
@@ -154,7 +154,7 @@ def test_cli_anonymize_and_metric(run_cli, registry, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("fmt", "spec"), [("prefix", "1,2"), ("fanout", "2")])
 def test_cli_generated_hierarchies(run_cli, tmp_path: Path, fmt: str, spec: str) -> None:
-    data = tmp_path / "d.dat"
+    data = tmp_path / "d.txt"
     data.write_text("101 102\n101 102\n201\n202\n101\n")
     out = tmp_path / "r.json"
     result = run_cli("anonymize", data, "--method", "partition", "--k", "2", "--hierarchy", spec, "--hierarchy-format", fmt, "-o", out, "-q", "--executor", "serial")
@@ -174,7 +174,7 @@ def test_cli_generated_hierarchies(run_cli, tmp_path: Path, fmt: str, spec: str)
     ],
 )
 def test_cli_errors_exit_2(run_cli, tmp_path: Path, args: list[str], message: str) -> None:
-    data = tmp_path / "d.dat"
+    data = tmp_path / "d.txt"
     data.write_text("".join(" ".join(r) + "\n" for r in HN_RECORDS))
     hierarchy = str(write_edges(tmp_path / "h.csv", HN_EDGES))
     missing = str(write_edges(tmp_path / "m.csv", [e for e in HN_EDGES if e[0] != "b2"]))

@@ -98,7 +98,7 @@ def test_leaf_ids_errors() -> None:
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    (tmp_path / "data.dat").write_text("a b\nb c\n")
+    (tmp_path / "data.txt").write_text("a b\nb c\n")
     (tmp_path / "ok.csv").write_text("a,A,*\nb,A,*\nc,*\n")
     (tmp_path / "cycle.csv").write_text("child,parent\na,A\nA,B\nB,A\nb,*\n")
     (tmp_path / "roots.csv").write_text("a,A\nb,B\nc,B\n")
@@ -113,7 +113,7 @@ def files(tmp_path: Path) -> Path:
 
 
 def test_check_accepts_valid(run_cli, files: Path) -> None:
-    result = run_cli("hierarchy", "check", files / "ok.csv", files / "data.dat")
+    result = run_cli("hierarchy", "check", files / "ok.csv", files / "data.txt")
     assert result.code == 0 and "valid" in result.out
 
 
@@ -134,7 +134,7 @@ def test_check_accepts_valid(run_cli, files: Path) -> None:
     ],
 )
 def test_check_errors_exit_2(run_cli, files: Path, name: str, fmt: str, message: str) -> None:
-    result = run_cli("hierarchy", "check", files / name, files / "data.dat", "--hierarchy-format", fmt)
+    result = run_cli("hierarchy", "check", files / name, files / "data.txt", "--hierarchy-format", fmt)
     assert result.code == 2
     assert message in result.err
     assert result.err.startswith("privtool: error:") and result.err.count("\n") == 1 and "Traceback" not in result.err
@@ -148,8 +148,8 @@ def test_leafinternal_in_paths_names_the_line(files: Path) -> None:
 
 def test_build_and_show(run_cli, files: Path) -> None:
     out = files / "built.csv"
-    assert run_cli("hierarchy", "build", files / "data.dat", "--fanout", "2", "-o", out).code == 0
-    assert run_cli("hierarchy", "check", out, files / "data.dat").code == 0
+    assert run_cli("hierarchy", "build", files / "data.txt", "--fanout", "2", "-o", out).code == 0
+    assert run_cli("hierarchy", "check", out, files / "data.txt").code == 0
     shown = run_cli("hierarchy", "show", out, "--json")
     assert shown.code == 0 and '"leaves": 3' in shown.out
     assert run_cli("hierarchy", "show", out).code == 0
@@ -168,7 +168,7 @@ def test_build_and_show(run_cli, files: Path) -> None:
     ],
 )
 def test_build_errors_exit_2(run_cli, files: Path, args: list[str], message: str) -> None:
-    result = run_cli("hierarchy", "build", files / "data.dat", *args, "-o", files / "x.csv")
+    result = run_cli("hierarchy", "build", files / "data.txt", *args, "-o", files / "x.csv")
     assert result.code == 2 and message in result.err
 
 

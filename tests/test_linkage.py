@@ -67,3 +67,19 @@ def test_k_anonymous_generalized_release_has_no_finding() -> None:
     findings = BackgroundLinkage().run(release, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context())
     assert [f.severity for f in findings] == ["info"]
     assert findings[0].evidence["average_success_rate"] == 0.5
+
+
+def test_disassociated_term_chunk_terms_hide_in_their_cluster() -> None:
+    """Knowing a rare term locates the cluster, not fewer than k of its records;
+    an itemset of record-chunk items whose largest support is below k is a breach."""
+    from privtool.release import Cluster
+
+    original = Dataset.from_records([["a", "t"], ["a"], ["a"], ["b"], ["b"], ["c"]])
+    safe = Release(kind="disassociated", params={"k": 3, "m": 2},
+                   clusters=[Cluster("c0", 3, [[["a"], ["a"], ["a"]]], ["t"]), Cluster("c1", 3, [[["b"], ["b"]]], ["c"])])
+    findings = BackgroundLinkage().run(safe, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context())
+    summary = findings[0].evidence
+    # {t} and {a, t} may sit in any of c0's 3 records; {b} in 2 < 3 records of every reconstruction.
+    assert [f.severity for f in findings[1:]] == ["breach", "breach"]
+    assert {tuple(f.evidence["known_items"]) for f in findings[1:]} == {("b",)}
+    assert summary["records_at_risk"] == 2

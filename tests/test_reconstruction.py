@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
+from privtool.attacks import reconstruction
 from privtool.attacks.reconstruction import EnumerationLimitError, ReconstructionModel
 from privtool.errors import InputError, ParameterError
 from privtool.release import Cluster, JointCluster, Release
@@ -113,9 +113,18 @@ def test_enumeration_count_bounds_and_expectation_match_brute_force(release: Rel
         assert model.expected_support(itemset, exact=True) == Fraction(sum(supports), len(supports)), itemset
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-@given(tiny_releases(), st.integers(0, 2**32 - 1))
-def test_every_sample_is_a_reconstruction(release: Release, seed: int) -> None:
+@pytest.fixture(params=["dense", "sparse"])
+def sampler_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a sampler test through both ways of placing entries: whole
+    permutations, and distinct draws (forced by lowering the size threshold)."""
+    if request.param == "sparse":
+        monkeypatch.setattr(reconstruction, "DENSE_SLOTS", 0)
+    return request.param
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(release=tiny_releases(), seed=st.integers(0, 2**32 - 1))
+def test_every_sample_is_a_reconstruction(sampler_path: str, release: Release, seed: int) -> None:
     model = model_or_reject(release)
     everything = {tuple(r) for r in model.enumerate()}
     rng = np.random.default_rng(seed)
@@ -124,7 +133,7 @@ def test_every_sample_is_a_reconstruction(release: Release, seed: int) -> None:
         assert tuple(frozenset(r) for r in sample.to_label_records()) in everything
 
 
-def test_sampler_is_uniform_chi_square() -> None:
+def test_sampler_is_uniform_chi_square(sampler_path: str) -> None:
     from scipy.stats import chisquare
 
     release = Release(
@@ -133,6 +142,8 @@ def test_sampler_is_uniform_chi_square() -> None:
         clusters=[Cluster("c0", 3, [[["a"], ["a"]]], ["t"]), Cluster("c1", 1, [], [])],
         joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"], ["s", "u"]]])],
     )
+    if sampler_path == "sparse":  # the shared chunk (2 entries, 4 slots) takes the distinct-draws path
+        assert len(ReconstructionModel(release).sampler.sparse[0]) == 1
     model = ReconstructionModel(release)
     # 3 layouts of [a, a, -]; t on 1 or 2 of 3 slots: 6; 4!/(1! 1! 2!) = 12 layouts of the shared chunk
     assert model.count().total == 3 * 6 * 12
@@ -156,7 +167,7 @@ def test_figure1_of_the_safe_disassociation_paper() -> None:
     # 6!/(1! 4! 1!) layouts of chunk 1 times 6!/(2! 4!) of chunk 2
     assert model.count().total == 30 * 15
     datasets = model.distinct_datasets()
-    records = lambda *rows: tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))  # noqa: E731
+    records = lambda *rows: tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))
     paper = [
         records("ae", "abcde", "abcd", "abcd", "abcd", "ab"),
         records("ae", "abcd", "abcd", "abcd", "abcd", "abe"),
@@ -205,8 +216,11 @@ def test_running_example_of_the_disassociation_paper() -> None:
 # ------------------------------------------------------------------- errors
 def test_enumeration_limit_is_a_clear_error() -> None:
     model = ReconstructionModel(figure1())
-    with pytest.raises(EnumerationLimitError, match="450 reconstructions .* more than the enumeration limit of 100"):
+    with pytest.raises(EnumerationLimitError, match="has 450 reconstructions, more than the enumeration limit of 100"):
         list(model.enumerate(limit=100))
+    huge = Release(kind="disassociated", params={"k": 2}, clusters=[Cluster(f"c{i}", 30, [[["a"]] * 15], []) for i in range(200)])
+    with pytest.raises(EnumerationLimitError, match=r"about 10\^1638\.1 reconstructions"):
+        next(ReconstructionModel(huge).enumerate())
 
 
 def test_item_in_two_chunks_of_one_cluster_is_rejected() -> None:
@@ -246,3 +260,32 @@ def test_crossing_joint_clusters_match_brute_force(shared_s: list, shared_t: lis
         supports = [sum(1 for r in recon if itemset <= r) for recon in naive]
         assert model.support_bounds(itemset) == (min(supports), max(supports)), itemset
         assert model.expected_support(itemset, exact=True) == Fraction(sum(supports), len(supports))
+
+
+# ----------------------------------------------------- real disassociations
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=5), min_size=4, max_size=24),
+    st.sampled_from(["horpart", "suppression", "adding", "remaining-list"]),
+    st.integers(2, 3),
+    st.booleans(),
+)
+def test_original_supports_lie_within_the_bounds_of_its_disassociation(registry, rows, partitioner, k, refine) -> None:
+    """The original is one of its release's reconstructions, so the true support
+    of every itemset (over the published records) lies between the computed
+    minimum and maximum, and the exact count is at least 1."""
+    from privtool.context import Context
+    from privtool.dataset import Dataset
+    from privtool.pipeline import run_method
+
+    dataset = Dataset.from_records(rows)
+    options = {"k": k, "m": 2, "max_cluster_size": 6, "partitioner": partitioner, "refine": refine}
+    outcome = run_method(registry, dataset, "disassociation", options, Context())
+    suppressed = set(outcome.trail.suppressed_records)
+    published = [frozenset(r) for i, r in enumerate(rows) if i not in suppressed]
+    model = ReconstructionModel(outcome.release)
+    assert model.n_slots == len(published) and model.count().total >= 1
+    items = sorted({i for r in published for i in r})
+    for itemset in [frozenset(s) for n in (1, 2) for s in itertools.combinations(items, n)]:
+        low, high = model.support_bounds(itemset)
+        assert low <= sum(1 for r in published if itemset <= r) <= high, itemset

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from privtool.assess import run_metrics
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -295,7 +296,7 @@ def test_cli_hide_bad_rule_line_exits_2(tmp_path, run_cli) -> None:
     assert result.code == 2 and "ids.txt, line 1: rule id r0000000000" in result.err
 
 
-def test_side_effects_without_trail_bound_modified_records(registry) -> None:
+def test_side_effects_without_trail_bound_modified_records(registry, tmp_path, run_cli) -> None:
     outcome = run_sanitizer(registry, "fhsar", table1(), [Rule.of("a", "b"), Rule.of("d", "e")], 3, 0.6)
     metric = registry.get("metric", "rule-side-effects")
     with_trail = metric.compute(outcome.release, Evidence(original=table1(), trail=outcome.trail), {}, Context())
@@ -304,8 +305,13 @@ def test_side_effects_without_trail_bound_modified_records(registry) -> None:
     assert without["modified_transactions"] <= with_trail["modified_transactions"]
     assert without["modified_transactions_source"].startswith("lower bound")
     assert with_trail["added_item_occurrences"] == 0 and with_trail["hiding_failure"] == 0.0
-    with pytest.raises(ParameterError, match="needs the original data"):
-        metric.compute(outcome.release, Evidence(), {}, Context())
+    [skipped] = run_metrics([metric], outcome.release, Evidence(), {}, Context())
+    assert skipped.status == "skipped" and "needs the original data" in skipped.reason
+    from privtool.release import write_release
+
+    write_release(outcome.release, tmp_path / "rel.json")
+    result = run_cli("metrics", tmp_path / "rel.json", "--metric", "rule-side-effects")
+    assert result.code == 2 and "needs the original data" in result.err
 
 
 def test_trail_removals_rebuild_the_owner_file_and_reject_a_foreign_trail() -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from itertools import combinations, permutations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from safe_examples import FIGURE1_RECORDS, figure1_release, km_chunk
+from safe_examples import FIGURE1_RECORDS, disassociated_releases, figure1_release, km_chunk
 
 from privtool.components import Evidence, Outcome
 from privtool.context import Context
@@ -21,6 +22,7 @@ from privtool.trail import Trail
 
 def test_pem_of_figure1_before_and_after() -> None:
     assert pem(figure1_release())["pem"] == 0.5  # {a, abcd x4, ab} is vulnerable, {e, e} is not
+    assert pem(figure1_release())["pem_literal"] == 1.0
     out = safe_disassociate(Outcome(figure1_release(), Trail()), 2, 2, 30, Context())
     assert pem(out.release)["pem"] == 0.0
     assert rlm(out.release)["rlm"] == 0.0  # partial suppression keeps every support (lemma 2)
@@ -102,11 +104,51 @@ def test_expected_pair_supports_average_every_permutation(cluster: Cluster) -> N
             walk(level + 1, [a | b for a, b in zip(records, order)])
 
     walk(0, [frozenset()] * n)
-    release = Release("disassociated", clusters=[cluster])
+    release = Release("disassociated", params={"k": 2}, clusters=[cluster])  # a term: 1 slot (k - 1)
     index = {x: i for i, x in enumerate("abcdet")}
-    keys, values = expected_pair_supports(release, index)
+    keys = np.array(sorted(x * 6 + y for x, y in combinations(range(6), 2)), dtype=np.int64)
+    values = expected_pair_supports(release, index, keys)
     got = {("abcdet"[int(key) // 6], "abcdet"[int(key) % 6]): v for key, v in zip(keys, values) if v}
     want = {pair: total / count for pair, total in totals.items()}
     assert got.keys() == want.keys()
     for pair in want:
         assert got[pair] == pytest.approx(want[pair])
+
+
+def test_expected_pair_support_across_a_shared_chunk() -> None:
+    """Joint cluster of 2 + 3 records, shared chunk {s, s}: a record of c0 gets one
+    of the 5 padded rows of the shared chunk, so E s(sa) = 2 (records with a) * 2 / 5."""
+    from privtool.release import JointCluster
+
+    release = Release(
+        "disassociated",
+        params={"k": 2},
+        clusters=[Cluster("c0", 2, [[["a"], ["a"]]], []), Cluster("c1", 3, [[["b"], ["b"], ["b"]]], ["t"])],
+        joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"], ["s"]]])],
+    )
+    index = {x: i for i, x in enumerate("abst")}
+    keys = np.array(sorted(x * 4 + y for x, y in combinations(range(4), 2)), dtype=np.int64)
+    got = dict(zip(keys.tolist(), expected_pair_supports(release, index, keys).tolist()))
+    assert got[0 * 4 + 2] == pytest.approx(2 * 2 / 5)  # a, s
+    assert got[1 * 4 + 2] == pytest.approx(3 * 2 / 5)  # b, s
+    assert got[2 * 4 + 3] == pytest.approx(1 * 2 / 5)  # s, t (t: one occurrence in c1)
+    assert got[1 * 4 + 3] == pytest.approx(3 * 1 / 3)  # b, t inside c1
+    assert got[0 * 4 + 1] == 0  # a and b are in different clusters
+
+
+@settings(max_examples=40, deadline=None)
+@given(disassociated_releases(st))
+def test_expected_pair_supports_equal_the_reconstruction_model(release: Release) -> None:
+    """The vectorised estimate equals the reconstruction module's exact
+    expected support of every pair of published items."""
+    from privtool.attacks.reconstruction import ReconstructionModel
+
+    model = ReconstructionModel(release)
+    labels = sorted(model.labels)
+    index = {x: i for i, x in enumerate(labels)}
+    v = len(labels)
+    keys = np.array([x * v + y for x, y in combinations(range(v), 2)], dtype=np.int64)
+    got = expected_pair_supports(release, index, keys)
+    for key, value in zip(keys.tolist(), got.tolist()):
+        pair = (labels[key // v], labels[key % v])
+        assert value == pytest.approx(model.expected_support(pair), abs=1e-9), pair

@@ -21,7 +21,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     """Open a temporary file next to ``path``; on success rename it over ``path``.
 
     ``mode`` is ``"w"`` (text) or ``"wb"`` (binary). On any exception the
-    temporary file is removed and ``path`` is left as it was.
+    temporary file is removed and ``path`` is left as it was. The file gets the
+    permissions a plain ``open`` would give it (see :func:`_final_mode`).
     """
     if mode not in ("w", "wb"):
         raise ValueError("atomic_open supports only 'w' and 'wb'")
@@ -31,6 +32,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         raise InputError("the output directory does not exist", path=directory)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
+        os.chmod(tmp, _final_mode(target))
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding, newline=None if "b" in mode else "") as handle:
             yield handle
             handle.flush()
@@ -40,6 +42,18 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _final_mode(target: Path) -> int:
+    """The permissions ``target`` would get from a plain ``open``: those of the
+    file it replaces, else 0o666 less the umask (``mkstemp`` gives 0o600, which
+    would make every output private to its owner)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:

@@ -76,7 +76,13 @@ class Partitioner(Component):
 
 
 class VerticalChunker(Component):
-    """Splits one cluster's records into k^m-anonymous record chunks and a term chunk."""
+    """Splits one cluster's records into k^m-anonymous record chunks and a term chunk.
+
+    ``chunk`` receives the cluster as a :class:`Dataset` (all its records, over
+    the input's vocabulary) and returns a
+    :class:`privtool.plugins.disassociation.model.ChunkedCluster`: the term
+    domains of the record chunks (item ids, pairwise disjoint) and the term
+    chunk, together covering every term of the cluster."""
 
     kind = "vertical_chunker"
 
@@ -85,7 +91,13 @@ class VerticalChunker(Component):
 
 
 class Refiner(Component):
-    """Joins clusters and publishes shared chunks (REFINE)."""
+    """Joins clusters and publishes shared chunks (REFINE).
+
+    ``refine`` receives a :class:`privtool.plugins.disassociation.model.Disassociation`
+    (the input, the clusters as record positions, one ``ChunkedCluster`` each)
+    and returns a list of ``JointPlan``: member clusters and the term domains of
+    k^m-anonymous shared chunks over all their records, whose terms must lie in
+    the members' term chunks and in no record chunk of a member."""
 
     kind = "refiner"
 

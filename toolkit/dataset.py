@@ -10,6 +10,7 @@ per item occurrence.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,11 +19,13 @@ from functools import cached_property
 import numpy as np
 
 
+@functools.cache
 def label_sort_key(label: str) -> tuple[int, int, str]:
     """Canonical order of item labels: integers numerically first, then text.
 
     Used everywhere an order is published (vocabulary ids, sub-records, term
-    chunks), so that ``"9"`` sorts before ``"10"``.
+    chunks), so that ``"9"`` sorts before ``"10"``. Cached: canonical
+    ordering of a release calls it once per published item occurrence.
     """
     if label.isascii() and label.isdigit():
         return (0, int(label), "")

@@ -23,8 +23,8 @@ Itemset = tuple[str, ...]
 
 def _transactions(dataset: Dataset) -> list[list[int]]:
     """The records as id lists, plus the empty record that keeps pyfim exact."""
-    records = [part.tolist() for part in np.split(dataset.items, dataset.indptr[1:-1])] if dataset.n_records else []
-    return records + [[]]
+    flat, bounds = dataset.items.tolist(), dataset.indptr.tolist()
+    return [flat[bounds[i] : bounds[i + 1]] for i in range(dataset.n_records)] + [[]]
 
 
 def _canonical(dataset: Dataset, ids: Sequence[int]) -> Itemset:
@@ -33,11 +33,15 @@ def _canonical(dataset: Dataset, ids: Sequence[int]) -> Itemset:
 
 def itemsets_above(dataset: Dataset, threshold: int, min_size: int, max_size: int) -> dict[Itemset, int]:
     """Every itemset of ``min_size..max_size`` items with support >= ``threshold`` (>= 1)."""
+    return _mine(dataset, _transactions(dataset), threshold, min_size, max_size)
+
+
+def _mine(dataset: Dataset, transactions: list[list[int]], threshold: int, min_size: int, max_size: int) -> dict[Itemset, int]:
     if not dataset.n_records:
         return {}
     import fim
 
-    mined = fim.fpgrowth(_transactions(dataset), target="s", supp=-threshold, zmin=min_size, zmax=max_size, report="a")
+    mined = fim.fpgrowth(transactions, target="s", supp=-threshold, zmin=min_size, zmax=max_size, report="a")
     return {_canonical(dataset, ids): int(support) for ids, support in mined}
 
 
@@ -57,8 +61,9 @@ def top_itemsets(dataset: Dataset, count: int, min_size: int = 2, max_size: int 
     if not len(supports) or supports[0] == 0:
         return []
     threshold = int(max(1, supports[min(count, len(supports)) - 1]))
+    transactions = _transactions(dataset)
     while True:
-        found = itemsets_above(dataset, threshold, min_size, max_size)
+        found = _mine(dataset, transactions, threshold, min_size, max_size)
         if len(found) >= count or threshold == 1:
             break
         threshold = max(1, min(threshold - 1, int(threshold * 0.7)))

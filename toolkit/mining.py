@@ -33,6 +33,7 @@ import numpy as np
 
 from .dataset import Dataset, label_sort_key
 from .errors import ParameterError
+from .itemset_mining import _transactions  # pyfim input, with the empty record that keeps it exact
 
 Labels = tuple[str, ...]
 
@@ -147,16 +148,6 @@ class MinedRule:
     @property
     def confidence(self) -> float:
         return self.support / self.antecedent_support if self.antecedent_support else 0.0
-
-
-def _transactions(dataset: Dataset) -> list[list[int]]:
-    """The records as lists of item ids (the input pyfim expects), plus one empty
-    transaction: pyfim 6.28 reports nothing at all when every item occurs in
-    every transaction, and an empty transaction changes no itemset count (the
-    thresholds passed to pyfim are absolute counts)."""
-    items = dataset.items.tolist()
-    bounds = dataset.indptr.tolist()
-    return [items[bounds[i] : bounds[i + 1]] for i in range(dataset.n_records)] + [[]]
 
 
 def frequent_itemsets(dataset: Dataset, min_support: int, maximal: bool = False) -> dict[frozenset[int], int]:

@@ -245,6 +245,7 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
                 for n, ch in enumerate(check.array(j["shared_chunks"], f"{path}.shared_chunks"))
             ]
             release.joint_clusters.append(JointCluster(jid, members, shared))
+            seen.add(jid)  # a later joint cluster may have this one as a member (REFINE builds a tree)
     else:
         for key in ("clusters", "joint_clusters"):
             if key in top:
@@ -274,9 +275,11 @@ def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
     if p.is_dir():
         raise InputError(f"expected a {what} file, found a directory", path=p)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"the {what} is not UTF-8 text (byte {exc.start})", path=p) from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x})", path=p, line=line) from None
     except OSError as exc:
         raise InputError(f"cannot read the {what}: {exc.strerror}", path=p) from None
     try:

@@ -151,13 +151,12 @@ def cluster_batches(dataset: Dataset, clusters: list[np.ndarray]) -> list[tuple[
 
 class TLost(Metric):
     name = "tlost"
-    summary = "share of frequent terms (tlost_terms) and of item occurrences (tlost_occurrences) left in term chunks"
+    summary = "share of frequent terms (tlost_terms, tlost_terms_everywhere) and of item occurrences (tlost_occurrences) left in term chunks"
     applies_to = ("disassociated",)
+    needs = ("original",)
     params = (Param("k", int, None, "A term is frequent when its original support is at least k (default: the release's k).", min=2),)
 
     def compute(self, release: Release, evidence: Any, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        if evidence.original is None:
-            raise ParameterError("tlost needs the original data (--original).")
         return tlost(release, evidence.original, release_k(release, params.get("k")), evidence.trail)
 
 

@@ -54,15 +54,17 @@ class _Part:
         self.id, self.rows, self.size, self.counts, self.ignore, self.stale = pid, rows, len(rows), counts, ignore, False
 
 
+def items_of(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
+    """The item ids of the records ``rows``, concatenated in that order."""
+    sizes = dataset.sizes[rows]
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if len(ends) else 0
+    return dataset.items[np.arange(total, dtype=np.int64) + np.repeat(dataset.indptr[rows] - (ends - sizes), sizes)]
+
+
 def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Item ids of the records ``rows`` and, for each, its position in ``rows``."""
-    sizes = dataset.sizes[rows]
-    total = int(sizes.sum())
-    local = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
-    ends = np.cumsum(sizes)
-    offsets = np.arange(total, dtype=np.int64) - np.repeat(ends - sizes, sizes)
-    items = dataset.items[np.repeat(dataset.indptr[rows], sizes) + offsets]
-    return items, local
+    return items_of(dataset, rows), np.repeat(np.arange(len(rows), dtype=np.int64), dataset.sizes[rows])
 
 
 class _Splitter:
@@ -74,8 +76,10 @@ class _Splitter:
         self.item_ptr, self.item_rows = dataset.item_index
         self.next_id = 0
 
-    def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
-        items, _ = occurrences(self.dataset, rows)
+    def counts(self, rows: np.ndarray, ignore: tuple[int, ...], items: np.ndarray | None = None) -> np.ndarray:
+        """Term supports in ``rows`` (whose items are ``items`` when known), zero on ``ignore``."""
+        if items is None:
+            items = items_of(self.dataset, rows)
         counts = np.bincount(items, minlength=self.dataset.n_items).astype(np.int64)
         if ignore:
             counts[list(ignore)] = 0
@@ -101,13 +105,14 @@ class _Splitter:
         holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
         if len(holders) <= len(part.rows):
             taken = holders[self.owner[holders] == part.id]
+            counts = self.counts(taken, part.ignore)
         else:
             rows = self.rows(part)
             items, local = occurrences(self.dataset, rows)
             has = np.zeros(len(rows), dtype=bool)
             has[local[items == term]] = True
             taken = rows[has]
-        counts = self.counts(taken, part.ignore)
+            counts = self.counts(taken, part.ignore, items[has[local]])
         part.counts -= counts
         counts[term] = 0
         part.size -= len(taken)

@@ -46,30 +46,54 @@ class _Group:
 
 
 def _initial_groups(dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> list[_Group]:
-    groups = []
-    for i, (rows, chunked) in enumerate(zip(clusters, chunks)):
-        residual: dict[int, int] = {}
-        if chunked.term_chunk:
-            items, _ = occurrences(dataset, rows)
-            term = np.asarray(chunked.term_chunk, dtype=items.dtype)
-            ids, counts = np.unique(items[np.isin(items, term)], return_counts=True)
-            residual = dict(zip(ids.tolist(), counts.tolist()))
-        blocked = {t for domain in chunked.record_chunks for t in domain}
-        groups.append(_Group(("c", i), rows, residual, blocked))
-    return groups
+    """One group per cluster, residual supports counted in one vectorised pass."""
+    if not clusters:
+        return []
+    span = max(dataset.n_items, 1)
+    order = np.concatenate(clusters)
+    items, local = occurrences(dataset, order)
+    record_cluster = np.repeat(np.arange(len(clusters), dtype=np.int64), [len(rows) for rows in clusters])
+    keys, counts = np.unique(record_cluster[local] * span + items, return_counts=True)
+    term_keys = np.fromiter(
+        (i * span + t for i, c in enumerate(chunks) for t in c.term_chunk), dtype=np.int64
+    )
+    keep = np.isin(keys, term_keys)
+    keys, counts = keys[keep], counts[keep]
+    bounds = np.searchsorted(keys // span, np.arange(len(clusters) + 1)).tolist()
+    terms, counts = (keys % span).tolist(), counts.tolist()
+    return [
+        _Group(("c", i), rows, dict(zip(terms[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]])),
+               {t for domain in chunked.record_chunks for t in domain})
+        for i, (rows, chunked) in enumerate(zip(clusters, chunks))
+    ]
 
 
-def _merge(window: list[_Group], k: int) -> tuple[dict[int, int], set[int], list[int]]:
-    """Combined residual supports, blocked terms, and the terms reaching k."""
-    blocked: set[int] = set().union(*(g.blocked for g in window))
-    residual: dict[int, int] = {}
-    for g in window:
-        for t, c in g.residual.items():
-            residual[t] = residual.get(t, 0) + c
-    for t in blocked.intersection(residual):
-        del residual[t]
-    lifted = [t for t, c in residual.items() if c >= k]
-    return residual, blocked, lifted
+class _Window:
+    """Consecutive groups being considered for one joint cluster and their
+    combined residual supports (terms blocked by any of them removed)."""
+
+    def __init__(self, first: _Group) -> None:
+        self.groups = [first]
+        self.residual = dict(first.residual)
+
+    def blocks(self, term: int) -> bool:
+        return any(term in g.blocked for g in self.groups)
+
+    def add(self, group: _Group, k: int) -> list[int]:
+        """Extend by ``group``; the terms whose combined support now reaches k."""
+        for t in [t for t in self.residual if t in group.blocked]:
+            del self.residual[t]
+        lifted = []
+        for t, c in group.residual.items():
+            if self.blocks(t):
+                self.residual.pop(t, None)
+                continue
+            total = self.residual.get(t, 0) + c
+            self.residual[t] = total
+            if total >= k:
+                lifted.append(t)
+        self.groups.append(group)
+        return lifted
 
 
 def _order(groups: list[_Group]) -> list[_Group]:
@@ -77,7 +101,7 @@ def _order(groups: list[_Group]) -> list[_Group]:
     for g in groups:
         for t in g.residual:
             holders[t] = holders.get(t, 0) + 1
-    keys = {id(g): sorted(((-holders[t], t) for t in g.residual)) for g in groups}
+    keys = {id(g): sorted((-holders[t], t) for t in g.residual) for g in groups}
     return sorted(groups, key=lambda g: keys[id(g)])
 
 
@@ -95,29 +119,28 @@ def refine(
         active = []
         i = 0
         while i < len(ordered):
-            joined = None
-            for end in range(i + 2, min(i + k, len(ordered)) + 1):
-                window = ordered[i:end]
-                residual, blocked, lifted = _merge(window, k)
+            window = _Window(ordered[i])
+            lifted: list[int] = []
+            for group in ordered[i + 1 : i + k]:
+                lifted = window.add(group, k)
                 if lifted:
-                    joined = (end, window, residual, blocked, lifted)
                     break
-            if joined is None:
+            if not lifted:
                 active.append(ordered[i])
                 i += 1
                 continue
-            end, window, residual, blocked, lifted = joined
-            rows = np.concatenate([g.rows for g in window])
+            rows = np.concatenate([g.rows for g in window.groups])
             items, local = occurrences(dataset, rows)
             keep = np.isin(items, np.asarray(lifted, dtype=items.dtype))
             sizes = np.bincount(local[keep], minlength=len(rows))
             terms = cluster_terms(np.array([len(rows)]), sizes, items[keep], k)[0]
-            plans.append(JointPlan([g.ref for g in window], list(greedy_chunks(terms, k, m))))
+            plans.append(JointPlan([g.ref for g in window.groups], list(greedy_chunks(terms, k, m))))
             for t in lifted:
-                del residual[t]
-            group = _Group(("j", len(plans) - 1), rows, residual, blocked | set(lifted))
+                del window.residual[t]
+            blocked = set(lifted).union(*(g.blocked for g in window.groups))
+            group = _Group(("j", len(plans) - 1), rows, window.residual, blocked)
             if group.residual:
                 active.append(group)
             changed = True
-            i = end
+            i += len(window.groups)
     return plans

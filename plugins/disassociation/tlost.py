@@ -2,9 +2,12 @@
 
 Two variants (``docs/algorithms/disassociation.md``):
 
-* ``tlost_terms`` — the strategies paper's definition (§6.2): the fraction of
-  the terms with support >= k in the original data that end up in some term
-  chunk of the release;
+* ``tlost_terms`` — the strategies paper's definition (§6.2) read literally:
+  the fraction of the terms with support >= k in the original data that are
+  "moved to term chunks", i.e. that appear in the term chunk of some cluster;
+* ``tlost_terms_everywhere`` — the stricter reading of the same sentence: the
+  fraction of those terms that appear in no record or shared chunk at all (all
+  their occurrences are published only in term chunks);
 * ``tlost_occurrences`` — the fraction of the item occurrences of the published
   records that are held only by term chunks (not by a record or shared chunk).
 
@@ -19,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from privtool.dataset import Dataset
-from privtool.errors import ParameterError
+from privtool.errors import MissingEvidence, ParameterError
 from privtool.release import Release
 from privtool.trail import Trail
 
@@ -42,18 +45,21 @@ def published_occurrences(release: Release, original: Dataset, trail: Trail | No
         kept = np.array([c is not None for c in trail.cluster_of_record], dtype=bool)
         return int(original.sizes[kept].sum())
     if "item_occurrences_published" not in release.stats:
-        raise ParameterError("tlost needs the trail or the release stat item_occurrences_published.")
+        raise MissingEvidence("metric 'tlost' needs the trail (--trail TRAIL) or the release stat item_occurrences_published.")
     return int(release.stats["item_occurrences_published"])
 
 
 def tlost(release: Release, original: Dataset, k: int, trail: Trail | None = None) -> dict[str, float]:
-    """Both tlost variants of a disassociated ``release`` of ``original``."""
+    """The three tlost variants of a disassociated ``release`` of ``original``."""
     frequent = {original.labels[t] for t in np.flatnonzero(original.supports >= k).tolist()}
     in_term_chunks = {t for c in release.clusters for t in c.term_chunk}
+    in_chunks = {t for c in release.clusters for chunk in c.record_chunks for s in chunk for t in s}
+    in_chunks.update(t for j in release.joint_clusters for chunk in j.shared_chunks for s in chunk for t in s)
     published = published_occurrences(release, original, trail)
     held = chunk_occurrences(release)
     return {
         "tlost_terms": len(frequent & in_term_chunks) / len(frequent) if frequent else 0.0,
+        "tlost_terms_everywhere": len((frequent & in_term_chunks) - in_chunks) / len(frequent) if frequent else 0.0,
         "tlost_occurrences": (published - held) / published if published else 0.0,
     }
 

@@ -60,7 +60,6 @@ def top_down(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, 
     part = np.where(sizes > 0, 0, -1).astype(np.int64)
     n_parts = 1
     ncp, depth, is_leaf = hier.ncp, hier.depth, hier.is_leaf
-    n_nodes = np.int64(hier.n_nodes)
     act = np.flatnonzero(part[occ_row] >= 0)  # occurrences of active partitions, row order
     rounds = 0
     while len(act):

@@ -1,7 +1,9 @@
 """PEM, RLM and RAE (safe-disassociation paper, section 5.1).
 
 * PEM = vRC / RC: the share of record chunks with a covered item (5.1.1).
-  Shared chunks are reported beside it, not mixed in.
+  Shared chunks are reported beside it, not mixed in. ``pem_literal`` also
+  counts the single-item chunks, which equation 2 matches trivially (see
+  :mod:`privtool.attacks.cover` for why they are not vulnerable).
 * RLM = sum_x (s(x, T*) - s(x, T')) / sum_x s(x, T*) (5.1.2): the net loss of
   item occurrences between the disassociated release T* and the safe release
   T', over the items of record and shared chunks (term chunks publish no
@@ -39,9 +41,12 @@ def pem(release: Release) -> dict[str, Any]:
     record = [c for c in covers if c.ref.kind == RECORD]
     shared = [c for c in covers if c.ref.kind != RECORD]
     vulnerable = sum(c.vulnerable for c in record)
+    single = sum(len(c.itemset) == 1 for c in record)
     return {
         "pem": vulnerable / len(record) if record else 0.0,
+        "pem_literal": (vulnerable + single) / len(record) if record else 0.0,
         "vulnerable_record_chunks": vulnerable,
+        "single_item_record_chunks": single,
         "record_chunks": len(record),
         "vulnerable_shared_chunks": sum(c.vulnerable for c in shared),
         "shared_chunks": len(shared),
@@ -93,11 +98,7 @@ def rae(release: Release, evidence: Evidence) -> dict[str, Any]:
             index.setdefault(x, len(index))
     vocabulary = len(index)
     true_keys, true_support = original_pair_supports(original, vocabulary)
-    est_keys, est_support = expected_pair_supports(release, index)
-    estimate = np.zeros(len(true_keys))
-    if len(est_keys):
-        position = np.clip(np.searchsorted(est_keys, true_keys), 0, len(est_keys) - 1)
-        estimate = np.where(est_keys[position] == true_keys, est_support[position], 0.0)
+    estimate = expected_pair_supports(release, index, true_keys)
     error = np.abs(true_support - estimate) / ((true_support + estimate) / 2)
     return {
         "rae_mean": float(error.mean()) if len(error) else 0.0,
@@ -129,6 +130,7 @@ class Rae(Metric):
     needs = ("original",)
     summary = "relative association error of item pairs, original vs expected reconstruction (5.1.3)"
     applies_to = ("disassociated",)
+    needs = ("original",)
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         return rae(release, evidence)

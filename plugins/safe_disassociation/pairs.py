@@ -2,15 +2,14 @@
 
 * :func:`original_pair_supports`: the support of every pair of items that occur
   together in some record of a dataset, vectorised by record length.
-* :func:`expected_pair_supports`: the expected support of every pair of items in
+* :func:`expected_pair_supports`: the expected support of given pairs of items in
   a uniformly random reconstruction of a disassociated release (the uniform
   model of ALGORITHM-NOTES 1.3). Inside a chunk the support is exact; across
   chunks of a cluster of ``n`` records it is ``c(x) c(y) / n``; a term-chunk
-  item counts as one occurrence in a uniformly random record (option (b) of the
-  notes: the least consistent with "appears in the cluster"); an item of a
-  shared chunk over ``N`` records meets an item of a member cluster in
-  ``c(x) c(y) / N`` records, and an item of another shared chunk of the same
-  joint cluster likewise.
+  term follows the reconstruction module's model; an item of a shared chunk over
+  ``N`` records meets an item of a member cluster in ``c(x) c(y) / N`` records.
+  The tests check it against ``ReconstructionModel.expected_support`` and
+  against the mean over every permutation.
 
 Pairs are keyed ``x * V + y`` (``x < y`` ids into a vocabulary of size ``V``)
 in ascending key order.
@@ -29,10 +28,8 @@ from privtool.release import Release
 def _aggregate(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     if not keys:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    k = np.concatenate(keys)
-    v = np.concatenate(values)
-    unique, inverse = np.unique(k, return_inverse=True)
-    return unique, np.bincount(inverse, weights=v, minlength=len(unique))
+    unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    return unique, np.bincount(inverse, weights=np.concatenate(values), minlength=len(unique))
 
 
 def original_pair_supports(dataset: Dataset, vocabulary: int) -> tuple[np.ndarray, np.ndarray]:
@@ -89,13 +86,80 @@ def _group_pairs(
     return _block_pairs(ids, matrix, vocabulary)
 
 
-def expected_pair_supports(release: Release, index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Keys and expected supports of the pairs of a disassociated release, over
-    the vocabulary ``index`` (label -> id)."""
+class _PairSums:
+    """Accumulates expected supports into the positions of sorted pair keys,
+    buffering the (key, value) pieces so that each flush is one vectorised pass."""
+
+    def __init__(self, pairs: np.ndarray, buffer: int = 2_000_000) -> None:
+        self.pairs = pairs
+        self.total = np.zeros(len(pairs))
+        self.keys: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self.pending = 0
+        self.buffer = buffer
+
+    def add(self, keys: np.ndarray, values: np.ndarray) -> None:
+        self.keys.append(keys)
+        self.values.append(values)
+        self.pending += len(keys)
+        if self.pending >= self.buffer:
+            self.flush()
+
+    def add_at(self, positions: np.ndarray, values: np.ndarray) -> None:
+        np.add.at(self.total, positions, values)
+
+    def flush(self) -> np.ndarray:
+        if self.keys and len(self.pairs):
+            keys = np.concatenate(self.keys)
+            values = np.concatenate(self.values)
+            position = np.minimum(np.searchsorted(self.pairs, keys), len(self.pairs) - 1)
+            keep = self.pairs[position] == keys
+            self.total += np.bincount(position[keep], weights=values[keep], minlength=len(self.pairs))
+        self.keys, self.values, self.pending = [], [], 0
+        return self.total
+
+
+def _partners(pairs: np.ndarray, vocabulary: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each item, its partners in ``pairs`` and the positions of those pairs
+    (CSR: ``ptr``, ``partner``, ``position``)."""
+    lo, hi = pairs // vocabulary, pairs % vocabulary
+    item = np.concatenate([lo, hi])
+    partner = np.concatenate([hi, lo])
+    position = np.concatenate([np.arange(len(pairs))] * 2)
+    order = np.argsort(item, kind="stable")
+    ptr = np.zeros(vocabulary + 1, dtype=np.int64)
+    np.cumsum(np.bincount(item, minlength=vocabulary), out=ptr[1:])
+    return ptr, partner[order], position[order]
+
+
+def _term_supports(release: Release) -> dict[str, float]:
+    """Expected support ``n p`` of one term-chunk term in each cluster, ``p`` the
+    probability that it lands on a given record slot in the reconstruction
+    module's model (between 1 and ``min(k - 1, n)`` slots, every set equally likely)."""
+    from privtool.attacks.reconstruction import ReconstructionModel, _term_slot_probability
+
+    if not any(c.term_chunk for c in release.clusters):
+        return {}
+    model = ReconstructionModel(release)
+    return {c.id: c.size * float(_term_slot_probability(c.size, c.term_cap)) for c in model.clusters}
+
+
+def expected_pair_supports(release: Release, index: dict[str, int], pairs: np.ndarray) -> np.ndarray:
+    """Expected supports, in a uniformly drawn reconstruction of a disassociated
+    release (the model of :mod:`privtool.attacks.reconstruction`:
+    ``sum_P n_P prod_i c_i / N_i * p_P ** t_P``), of the pairs ``pairs`` (sorted
+    keys over the vocabulary ``index``, label -> id), in the same order.
+
+    Vectorised form of the same sum: per cluster, ``c(x) c(y) / n`` across
+    groups (record chunks, term-chunk terms with ``c = n p``) and the exact count
+    inside a chunk; for a shared chunk item ``x`` (``c(x)`` rows over ``N``
+    slots) and an item ``y`` of the slots it spans, ``c(x) / N`` times the summed
+    expected support of ``y`` over those slots (shared items of other joint
+    clusters weighted by the overlap of the two domains)."""
     vocabulary = len(index)
-    keys: list[np.ndarray] = []
-    values: list[np.ndarray] = []
-    cluster_groups: dict[str, list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]] = {}
+    sums = _PairSums(pairs)
+    term_support = _term_supports(release)
+    groups_of: dict[str, list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]] = {}
     sizes = {c.id: c.size for c in release.clusters}
     for cluster in release.clusters:
         groups: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
@@ -103,43 +167,47 @@ def expected_pair_supports(release: Release, index: dict[str, int]) -> tuple[np.
             ids, incidence = _chunk_matrix(rows, index)
             groups.append((ids, incidence, incidence.sum(axis=0)))
         for term in cluster.term_chunk:
-            groups.append((np.array([index[term]], dtype=np.int64), None, np.ones(1)))
-        cluster_groups[cluster.id] = groups
+            groups.append((np.array([index[term]], dtype=np.int64), None, np.array([term_support[cluster.id]])))
+        groups_of[cluster.id] = groups
         if groups:
-            k, v = _group_pairs(groups, cluster.size, vocabulary)
-            keys.append(k)
-            values.append(v)
-    joints = {j.id: j for j in release.joint_clusters}
-
-    def base_members(joint_id: str) -> list[str]:
-        out: list[str] = []
-        for member in joints[joint_id].members:
-            out.extend(base_members(member) if member in joints else [member])
-        return out
-
+            sums.add(*_group_pairs(groups, cluster.size, vocabulary))
+    if not release.joint_clusters:
+        return sums.flush()
+    ptr, partner, position = _partners(pairs, vocabulary)
+    shared_of: dict[str, list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]] = {}
+    records = {}
+    joints_over: dict[str, list[str]] = {}
     for joint in release.joint_clusters:
-        members = base_members(joint.id)
-        records = sum(sizes[m] for m in members)
+        records[joint.id] = sum(sizes[m] for m in joint.members)
         shared = []
         for rows in joint.shared_chunks:
             ids, incidence = _chunk_matrix(rows, index)
             shared.append((ids, incidence, incidence.sum(axis=0)))
+        shared_of[joint.id] = shared
+        for member in joint.members:
+            joints_over.setdefault(member, []).append(joint.id)
+    for joint in release.joint_clusters:
+        shared = shared_of[joint.id]
         if not shared:
             continue
-        k, v = _group_pairs(shared, records, vocabulary)
-        keys.append(k)
-        values.append(v)
-        shared_ids = np.concatenate([g[0] for g in shared])
-        shared_supports = np.concatenate([g[2] for g in shared]) / records
-        for member in members:
-            groups = cluster_groups[member]
-            if not groups:
-                continue
-            member_ids = np.concatenate([g[0] for g in groups])
-            member_supports = np.concatenate([g[2] for g in groups]).astype(float)
-            a, b = np.meshgrid(shared_ids, member_ids, indexing="ij")
-            lo, hi = np.minimum(a, b).ravel(), np.maximum(a, b).ravel()
-            distinct = lo != hi
-            keys.append((lo * vocabulary + hi)[distinct])
-            values.append(np.outer(shared_supports, member_supports).ravel()[distinct])
-    return _aggregate(keys, values)
+        n = records[joint.id]
+        sums.add(*_group_pairs(shared, n, vocabulary))
+        ids_below = [g[0] for m in joint.members for g in groups_of[m]]
+        weights_below = [g[2].astype(float) for m in joint.members for g in groups_of[m]]
+        overlap: dict[str, int] = {}
+        for member in joint.members:
+            for other in joints_over[member]:
+                if other != joint.id:
+                    overlap[other] = overlap.get(other, 0) + sizes[member]
+        for other, slots in overlap.items():
+            for ids, _, support in shared_of[other]:
+                ids_below.append(ids)
+                weights_below.append(support * slots / records[other])
+        if not ids_below:
+            continue
+        below = np.bincount(np.concatenate(ids_below), weights=np.concatenate(weights_below), minlength=vocabulary)
+        for ids, _, support in shared:
+            for x, c in zip(ids.tolist(), support.tolist()):
+                lo, hi = ptr[x], ptr[x + 1]
+                sums.add_at(position[lo:hi], c / n * below[partner[lo:hi]])
+    return sums.flush()

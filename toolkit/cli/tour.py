@@ -3,13 +3,14 @@
 Each :class:`Step` says what it shows, then runs one real ``privtool`` command
 (printed first, so the user can run it again by hand) through the same entry
 point as the console script. A step that fails stops the tour with its error.
-Later work adds steps (anonymize, verify, attack, audit) by appending to
-:data:`STEPS`.
+A step may accept exit code 1 as a normal outcome (an attack that finds a
+breach, an audit whose verdict is not PASS).
 """
 
 from __future__ import annotations
 
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,8 @@ class Step:
     title: str
     explanation: str
     arguments: Callable[[TourSettings], list[str]]
+    accepted: tuple[int, ...] = (0,)
+    """Exit codes that are a normal outcome (an attack that finds a breach exits 1)."""
 
 
 STEPS: list[Step] = [
@@ -54,6 +57,59 @@ STEPS: list[Step] = [
         "privtool stats counts records and items, shows how many items records hold and which items are most common.",
         lambda s: ["stats", str(s.path("baskets.dat")), "--top", "5"],
     ),
+    Step(
+        "Disassociate it",
+        "Disassociation (Terrovitis et al.) clusters the records and splits each cluster into chunks in which every "
+        "itemset of up to m=2 items occurs at least k=5 times; the private trail says which record went where.",
+        lambda s: ["anonymize", str(s.path("baskets.dat")), "--method", "disassociation", "--k", "5", "--m", "2",
+                   "-o", str(s.path("plain.json")), "--trail", str(s.path("plain-trail.json")), "--quiet"],
+    ),
+    Step(
+        "Measure what was lost",
+        "Utility metrics compare the release with the original: terms lost to term chunks, top-K itemset deviation, "
+        "relative error of pair supports, and how many chunks have the cover problem (PEM).",
+        lambda s: ["metrics", str(s.path("plain.json")), "--original", str(s.path("baskets.dat")),
+                   "--trail", str(s.path("plain-trail.json")), "--samples", "3", "--quiet"],
+    ),
+    Step(
+        "Attack it",
+        "An adversary who knows 2 items of a person tries to single them out; the cover problem (Awad et al.) can "
+        "link items to a person with certainty. Exit code 1 here means the attacks found such breaches.",
+        lambda s: ["attack", str(s.path("plain.json")), "--original", str(s.path("baskets.dat")), "--targets", "300",
+                   "--max-rows", "5", "--quiet"],
+        accepted=(0, 1),
+    ),
+    Step(
+        "Make it safe",
+        "Safe disassociation removes the cover problem by partial suppression and ghost sub-records; only the trail "
+        "knows the ghosts.",
+        lambda s: ["sanitize", str(s.path("plain.json")), "--sanitizer", "safe-disassociation",
+                   "--trail", str(s.path("plain-trail.json")), "-o", str(s.path("safe.json")),
+                   "--trail-out", str(s.path("safe-trail.json")), "--quiet"],
+    ),
+    Step(
+        "Prove it",
+        "privtool verify trusts nothing the anonymiser says: OR-Tools certificates (or a witness) for every "
+        "guarantee, checked against the original and the trail.",
+        lambda s: ["verify", str(s.path("safe.json")), "--original", str(s.path("baskets.dat")),
+                   "--trail", str(s.path("safe-trail.json")), "--quiet"],
+    ),
+    Step(
+        "Attack it again",
+        "The same attacks on the safe release.",
+        lambda s: ["attack", str(s.path("safe.json")), "--original", str(s.path("baskets.dat")), "--targets", "300",
+                   "--max-rows", "5", "--quiet"],
+        accepted=(0, 1),
+    ),
+    Step(
+        "Write the compliance report",
+        "privtool audit puts it together for a privacy officer: a verdict, one section per WP29 criterion, the "
+        "certificates, attack findings, metrics and provenance, as one self-contained HTML file.",
+        lambda s: ["audit", str(s.path("safe.json")), "--original", str(s.path("baskets.dat")),
+                   "--trail", str(s.path("safe-trail.json")), "--format", "html", "-o", str(s.path("audit.html")),
+                   "--targets", "300", "--quiet"],
+        accepted=(0, 1),
+    ),
 ]
 
 
@@ -67,7 +123,7 @@ class TourStepFailed(UserError):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic data.")
 @click.pass_context
 def command(ctx: click.Context, directory: str | None, records: int, seed: int) -> int:
-    """A guided first run: make a small dataset and look at it (more steps follow as privtool grows)."""
+    """A guided first run: make data, disassociate, measure, attack, make safe, verify, audit."""
     from . import main  # the CLI entry point; imported here as it imports this module
 
     folder = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="privtool-tour-"))
@@ -80,10 +136,15 @@ def command(ctx: click.Context, directory: str | None, records: int, seed: int) 
         console.rule(f"[bold]Step {number} of {len(STEPS)}: {step.title}")
         console.print(step.explanation)
         console.print(f"[bold]$ privtool {' '.join(arguments)}", highlight=False, soft_wrap=True)
+        started = time.perf_counter()
         code = main([*plugin_flags, *arguments])
-        if code != 0:
+        console.print(f"[dim](step {number} took {time.perf_counter() - started:.1f} s, exit code {code})[/]")
+        if code not in step.accepted:
             raise TourStepFailed(f"tour step {number} ({step.title}) failed with exit code {code}; see the error above.")
     console.rule("[bold]Done")
+    report = folder / "audit.html"
+    if report.is_file():
+        console.print(f"[bold]The compliance report is {report}[/] (open it in a browser).", highlight=False, soft_wrap=True)
     console.print(f"The tour's files are in {folder}:", highlight=False, soft_wrap=True)
     for path in sorted(folder.iterdir()):
         console.print(f"  {path}  ({path.stat().st_size:,} bytes)", highlight=False, soft_wrap=True)
