@@ -750,3 +750,107 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
     if status != cp_model.OPTIMAL:  # a bounded integer program always has an optimum
         raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
     return round(solver.ObjectiveValue())
+
+
+# ------------------------------------------------------- batched max support
+class MaxSupportIndex:
+    """Largest supports of many itemsets at once, equal to
+    :meth:`ReconstructionModel.max_support` one by one (same model, section 3.2).
+
+    Per item it keeps the clusters its homes cover (sorted) and, aligned with
+    them, what bounds the item there: the record chunk holding it with its rows
+    as a ``uint64`` bitset (``words`` words), the cluster's term cap when it is
+    a term-chunk term, or the shared chunk holding it. A query then touches only
+    the clusters that hold all its items: their intersection; its support
+    there is at most ``min`` over the record chunks involved of the rows holding
+    its part (one AND and popcount per item pair), at most the term cap with a
+    term, and the shared chunks add packing limits (:func:`_max_packing`).
+    Results are cached per distinct itemset. Numpy arrays only: cheap to pickle.
+    """
+
+    def __init__(self, model: ReconstructionModel) -> None:
+        self.model = model
+        self.n_slots = model.n_slots
+        self.sizes = model._sizes
+        self.term_caps = model._term_caps
+        widest = max((len(c.rows) for c in model.chunks if not c.shared), default=1)
+        self.words = max(1, -(-widest // 64))
+        self.items: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        for item, homes in model._homes.items():
+            clusters, chunk_of, shared_of, bits = [], [], [], []
+            for kind, idx in homes:
+                if kind == "term":
+                    clusters.append(idx)
+                    chunk_of.append(-1)
+                    shared_of.append(-1)
+                    bits.append(_words(0, self.words))
+                    continue
+                chunk = model.chunks[idx]
+                for p in chunk.clusters:
+                    clusters.append(p)
+                    chunk_of.append(-1 if chunk.shared else idx)
+                    shared_of.append(idx if chunk.shared else -1)
+                    bits.append(_words(0 if chunk.shared else chunk.bits[item], self.words))
+            order = np.argsort(clusters, kind="stable")
+            self.items[item] = (
+                np.asarray(clusters, dtype=np.int64)[order],
+                np.asarray(chunk_of, dtype=np.int64)[order],
+                np.asarray(shared_of, dtype=np.int64)[order],
+                np.asarray(bits, dtype=np.uint64).reshape(-1, self.words)[order],
+            )
+        self.cache: dict[frozenset[str], int] = {}
+
+    def max_supports(self, itemsets: Iterable[Iterable[str]]) -> list[int]:
+        """``max_support`` of each itemset, in order."""
+        out = []
+        for itemset in itemsets:
+            key = frozenset(itemset)
+            value = self.cache.get(key)
+            if value is None:
+                value = self.cache[key] = self._max_support(key)
+            out.append(value)
+        return out
+
+    def _max_support(self, items: frozenset[str]) -> int:
+        if not items:
+            return self.n_slots
+        entries = [self.items.get(item) for item in items]
+        if any(e is None for e in entries):
+            return 0
+        eligible = entries[0][0]
+        for clusters, *_ in entries[1:]:
+            eligible = np.intersect1d(eligible, clusters, assume_unique=True)
+            if not len(eligible):
+                return 0
+        at = [np.searchsorted(e[0], eligible) for e in entries]
+        chunk = np.stack([e[1][a] for e, a in zip(entries, at)])  # (items, clusters)
+        shared = np.stack([e[2][a] for e, a in zip(entries, at)])
+        bits = np.stack([e[3][a] for e, a in zip(entries, at)])  # (items, clusters, words)
+        cap = self.sizes[eligible].copy()
+        for i in range(len(entries)):
+            in_chunk = chunk[i] >= 0
+            if not in_chunk.any():
+                continue
+            joint = bits[i].copy()
+            for j in range(len(entries)):
+                if j != i:
+                    same = (chunk[j] == chunk[i]) & in_chunk
+                    joint[same] &= bits[j][same]
+            count = np.bitwise_count(joint).sum(axis=1, dtype=np.int64)
+            cap[in_chunk] = np.minimum(cap[in_chunk], count[in_chunk])
+        term = ((chunk < 0) & (shared < 0)).any(axis=0)
+        cap[term] = np.minimum(cap[term], self.term_caps[eligible][term])
+        if (shared < 0).all():
+            return int(cap.sum())
+        limits: dict[frozenset[int], int] = {}
+        for idx in np.unique(shared[shared >= 0]).tolist():
+            held = [item for item, row in zip(items, shared) if (row == idx).any()]
+            count = self.model.chunks[idx].rows_containing(held)
+            members = frozenset(np.flatnonzero((shared == idx).any(axis=0)).tolist())
+            limits[members] = min(count, limits.get(members, count))
+        return _max_packing(cap, limits)
+
+
+def _words(bitset: int, words: int) -> list[int]:
+    """A Python-int bitset as ``words`` little-endian 64-bit words."""
+    return [(bitset >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for w in range(words)]
