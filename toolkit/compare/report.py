@@ -1,6 +1,7 @@
-"""Outputs of ``privtool compare``: ``results.csv``, ``results.json``, one plot
-per measure (PNG and SVG, mean over repeats, one line per method against the
-first swept parameter) and a self-contained ``index.html``."""
+"""Outputs of ``privtool compare``: ``results.csv``, ``results.json``, one figure
+per metric with a panel per measure that varies (PNG and SVG, mean over
+repeats, one line per method against the first swept parameter) and a
+self-contained ``index.html``."""
 
 from __future__ import annotations
 
@@ -36,15 +37,24 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], cols: Sequence[str]
 
 
 def measures(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]:
-    """Numeric columns worth a plot."""
+    """Numeric columns that vary across the runs (a constant is not worth a plot)."""
     skip = {"cell", "method", "repeat", "seed", "verified", "refuted", *axes}
     out = []
     for col in columns(rows, axes):
         if col in skip:
             continue
-        if any(isinstance(row.get(col), (int, float)) and not isinstance(row.get(col), bool) for row in rows):
+        values = {row.get(col) for row in rows if isinstance(row.get(col), (int, float)) and not isinstance(row.get(col), bool)}
+        if len(values) > 1:
             out.append(col)
     return out
+
+
+def groups(names: Sequence[str]) -> dict[str, list[str]]:
+    """Measures by the metric that produced them (``tlost.tlost_terms`` -> ``tlost``)."""
+    grouped: dict[str, list[str]] = {}
+    for name in names:
+        grouped.setdefault(name.split(".", 1)[0], []).append(name)
+    return grouped
 
 
 def series(rows: Sequence[Mapping[str, Any]], x: str, y: str) -> dict[str, list[tuple[Any, float]]]:
@@ -57,29 +67,36 @@ def series(rows: Sequence[Mapping[str, Any]], x: str, y: str) -> dict[str, list[
     return {m: sorted((xv, sum(v) / len(v)) for xv, v in by_x.items()) for m, by_x in sums.items()}
 
 
-def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, y: str) -> str:
-    """Write ``plots/<y>.png`` and ``.svg``; return the SVG text for the index."""
+def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, ys: Sequence[str]) -> str:
+    """Write ``plots/<group>.png`` and ``.svg``, one panel per measure of the
+    group; return the SVG text for the index."""
     import matplotlib
 
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "privtool"
     matplotlib.rcParams["svg.fonttype"] = "none"
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    for method, points in sorted(series(rows, x, y).items()):
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=method)
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
-    ax.set_title(f"{y} by {x}")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in y)
+    ncols = min(3, len(ys))
+    nrows = -(-len(ys) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False, layout="constrained")
+    for ax, y in zip(axes.flat, ys):
+        for method, points in sorted(series(rows, x, y).items()):
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=method)
+        if all(isinstance(row.get(x), int) for row in rows):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(x)
+        ax.set_title(y, fontsize="medium")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(ys) :]:
+        ax.set_visible(False)
+    axes.flat[0].legend(fontsize="small")
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in group)
     plots = out_dir / "plots"
     plots.mkdir(exist_ok=True)
     with atomic_open(plots / f"{stem}.png", "wb") as handle:
-        fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
+        fig.savefig(handle, format="png", dpi=100, metadata={"Software": None})
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(fig)
@@ -121,6 +138,6 @@ def write_outputs(out_dir: Path, meta: Mapping[str, Any], rows: Sequence[Mapping
     swept = [a for a in axes if len({row.get(a) for row in rows}) > 1] or list(axes)
     svgs = {}
     if swept:
-        for measure in measures(rows, axes):
-            svgs[measure] = plot(out_dir, rows, swept[0], measure)
+        for group, ys in groups(measures(rows, axes)).items():
+            svgs[group] = plot(out_dir, rows, swept[0], group, ys)
     write_text_atomic(out_dir / "index.html", index_html(meta, rows, cols, svgs))
