@@ -45,13 +45,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError, UserError
 from privtool.release import Release
@@ -79,10 +78,6 @@ class ChunkModel:
     slots: int
     rows: tuple[frozenset[str], ...]
     bits: dict[str, int] = field(repr=False)
-
-    @property
-    def items(self) -> frozenset[str]:
-        return frozenset(self.bits)
 
     def rows_containing(self, items: Iterable[str]) -> int:
         """How many sub-records contain every one of ``items`` (all in this chunk)."""
@@ -183,8 +178,7 @@ class ReconstructionModel:
         for c in release.clusters:
             for i, rows in enumerate(c.record_chunks):
                 self.chunks.append(_chunk(c.id, i, False, (position[c.id],), c.size, rows))
-        for j in release.joint_clusters:
-            members = tuple(position[m] for m in j.members)
+        for j, members in zip(release.joint_clusters, _flat_members(release, position)):
             n = sum(self.clusters[p].size for p in members)
             for i, rows in enumerate(j.shared_chunks):
                 if len(rows) > n:
@@ -309,12 +303,16 @@ class ReconstructionModel:
 
     def min_support(self, itemset: Iterable[str]) -> int:
         """The smallest support of ``itemset`` over all reconstructions."""
+        return self._bound(itemset, self._min_of)
+
+    def _bound(self, itemset: Iterable[str], of: Callable[[_Profile], int]) -> int:
         items = set(itemset)
         if not items:
             return self.n_slots
         profile = self._profile(items)
-        if profile is None:
-            return 0
+        return 0 if profile is None else of(profile)
+
+    def _min_of(self, profile: _Profile) -> int:
         base = int(np.maximum(profile.slack, 0).sum())
         if not profile.shared:
             return base
@@ -355,12 +353,9 @@ class ReconstructionModel:
 
     def max_support(self, itemset: Iterable[str]) -> int:
         """The largest support of ``itemset`` over all reconstructions."""
-        items = set(itemset)
-        if not items:
-            return self.n_slots
-        profile = self._profile(items)
-        if profile is None:
-            return 0
+        return self._bound(itemset, self._max_of)
+
+    def _max_of(self, profile: _Profile) -> int:
         if not profile.shared:
             return int(profile.cap.sum())
         limits: dict[frozenset[int], int] = {}
@@ -370,9 +365,14 @@ class ReconstructionModel:
         return _max_packing(profile.cap, limits)
 
     def support_bounds(self, itemset: Iterable[str]) -> tuple[int, int]:
-        """``(min_support, max_support)`` of ``itemset``."""
+        """``(min_support, max_support)`` of ``itemset`` over all reconstructions."""
         items = set(itemset)
-        return self.min_support(items), self.max_support(items)
+        if not items:
+            return self.n_slots, self.n_slots
+        profile = self._profile(items)
+        if profile is None:
+            return 0, 0
+        return self._min_of(profile), self._max_of(profile)
 
     def expected_support(self, itemset: Iterable[str], exact: bool = False) -> float | Fraction:
         """Expected support of ``itemset`` in a uniformly drawn reconstruction
@@ -446,7 +446,7 @@ class ReconstructionModel:
 
     # ------------------------------------------------------------- sampling
     @cached_property
-    def sampler(self) -> "ReconstructionSampler":
+    def sampler(self) -> ReconstructionSampler:
         """The uniform sampler: numpy arrays only, cheap to pickle to workers."""
         return ReconstructionSampler(self)
 
@@ -455,6 +455,50 @@ class ReconstructionModel:
         :class:`~privtool.dataset.Dataset` over :attr:`labels` whose record ``i`` is
         slot ``i`` (clusters in release order)."""
         return self.sampler.sample(rng)
+
+
+def _flat_members(release: Release, position: dict[str, int] | None = None) -> list[tuple]:
+    """For each joint cluster, the clusters its records come from, in member
+    order: a member may be an earlier joint cluster (REFINE builds a tree), whose
+    own clusters it stands for. Cluster positions with ``position``, ids without."""
+    flat: dict[str, tuple] = {}
+    result = []
+    for joint in release.joint_clusters:
+        parts: list = []
+        for member in joint.members:
+            if member in flat:
+                parts.extend(flat[member])
+            else:
+                parts.append(position[member] if position is not None else member)
+        flat[joint.id] = tuple(parts)
+        result.append(flat[joint.id])
+    return result
+
+
+def component_of(release: Release, cluster_id: str) -> Release:
+    """The part of ``release`` whose reconstructions are tied to cluster
+    ``cluster_id``: the clusters joined to it through joint clusters (directly or
+    not) and those joint clusters. Reconstructions of different components are
+    independent, so a small cluster of a large release can be enumerated alone:
+    ``ReconstructionModel(component_of(release, "c7")).enumerate()``."""
+    if cluster_id not in {c.id for c in release.clusters}:
+        raise ParameterError(f"the release has no cluster {cluster_id!r}.")
+    spans = _flat_members(release)
+    members, frontier = {cluster_id}, [cluster_id]
+    while frontier:
+        current = frontier.pop()
+        for span in spans:
+            if current in span:
+                for other in span:
+                    if other not in members:
+                        members.add(other)
+                        frontier.append(other)
+    return Release(
+        kind=release.kind,
+        params=dict(release.params),
+        clusters=[c for c in release.clusters if c.id in members],
+        joint_clusters=[j for j, span in zip(release.joint_clusters, spans) if members.intersection(span)],
+    )
 
 
 # ----------------------------------------------------------------- sampling
@@ -705,7 +749,7 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
     status = solver.Solve(model)
     if status != cp_model.OPTIMAL:  # a bounded integer program always has an optimum
         raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
-    return int(round(solver.ObjectiveValue()))
+    return round(solver.ObjectiveValue())
 
 
 # ------------------------------------------------------- batched max support

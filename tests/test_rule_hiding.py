@@ -296,7 +296,7 @@ def test_cli_hide_bad_rule_line_exits_2(tmp_path, run_cli) -> None:
     assert result.code == 2 and "ids.txt, line 1: rule id r0000000000" in result.err
 
 
-def test_side_effects_without_trail_bound_modified_records(registry) -> None:
+def test_side_effects_without_trail_bound_modified_records(registry, tmp_path, run_cli) -> None:
     outcome = run_sanitizer(registry, "fhsar", table1(), [Rule.of("a", "b"), Rule.of("d", "e")], 3, 0.6)
     metric = registry.get("metric", "rule-side-effects")
     with_trail = metric.compute(outcome.release, Evidence(original=table1(), trail=outcome.trail), {}, Context())
@@ -307,6 +307,11 @@ def test_side_effects_without_trail_bound_modified_records(registry) -> None:
     assert with_trail["added_item_occurrences"] == 0 and with_trail["hiding_failure"] == 0.0
     [skipped] = run_metrics([metric], outcome.release, Evidence(), {}, Context())
     assert skipped.status == "skipped" and "needs the original data" in skipped.reason
+    from privtool.release import write_release
+
+    write_release(outcome.release, tmp_path / "rel.json")
+    result = run_cli("metrics", tmp_path / "rel.json", "--metric", "rule-side-effects")
+    assert result.code == 2 and "needs the original data" in result.err
 
 
 def test_trail_removals_rebuild_the_owner_file_and_reject_a_foreign_trail() -> None:

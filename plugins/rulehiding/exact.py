@@ -62,6 +62,7 @@ class _Model:
                 if item in self.items:
                     self.keep[(t, item)] = self.model.NewBoolVar(f"keep_{t}_{item}")
         self._ands: dict[tuple[int, frozenset[int]], Any] = {}
+        self.disjuncts: list[tuple[Any, Any]] = []
 
     def _and(self, t: int, items: frozenset[int]) -> Any:
         key = (t, items)
@@ -90,8 +91,10 @@ class _Model:
         return fixed + sum(terms), bool(terms)
 
     def hint(self, removed: dict[int, set[int]]) -> None:
-        """Hint a solution given as removed items per record, permuted within
-        groups of identical records to satisfy :meth:`break_symmetry`."""
+        """Hint a complete solution given as removed items per record: the keep
+        literals (permuted within groups of identical records to satisfy
+        :meth:`break_symmetry`), every AND literal and every disjunct, so that
+        CP-SAT can take it as its first solution without search."""
         values = {key: int(key[1] not in removed.get(key[0], ())) for key in self.keep}
         for members in self.identical_groups():
             items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
@@ -101,6 +104,16 @@ class _Model:
                     values[(t, i)] = value
         for key, var in self.keep.items():
             self.model.AddHint(var, values[key])
+        for (t, items), var in self._ands.items():
+            if len(items) > 1:
+                self.model.AddHint(var, int(all(values[(t, i)] for i in items)))
+        thresholds = self.workspace.thresholds
+        p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
+        for rule, (by_support, by_confidence) in zip(self.workspace.rules, self.disjuncts):
+            sxy = sum(all(values.get((t, i), 1) for i in rule.xy) for t in self.workspace.original_rows(rule.xy).tolist())
+            sx = sum(all(values.get((t, i), 1) for i in rule.x) for t in self.workspace.original_rows(rule.x).tolist())
+            self.model.AddHint(by_support, int(sxy <= thresholds.min_support - 1))
+            self.model.AddHint(by_confidence, int(q * sxy - p * sx <= -1))
 
     def removed(self) -> Any:
         return sum(1 - var for var in self.keep.values())
@@ -153,6 +166,7 @@ class Exact(RuleHidingSanitizer):
             model.Add(sxy <= thresholds.min_support - 1).OnlyEnforceIf(by_support)
             model.Add(q * sxy - p * sx <= -1).OnlyEnforceIf(by_confidence)
             model.AddBoolOr([by_support, by_confidence])
+            m.disjuncts.append((by_support, by_confidence))
         symmetry = m.break_symmetry()
         if params["hint"] != "none":
             start = Workspace(workspace.dataset, workspace.rules, thresholds)
