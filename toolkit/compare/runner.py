@@ -23,10 +23,8 @@ from ..atomic import write_text_atomic
 from ..components import Evidence
 from ..context import Context
 from ..dataset import Dataset
-from ..pipeline import run_method, stage_specs
+from ..pipeline import run_method, stage_specs, write_outcome
 from ..registry import Registry
-from ..release import write_release
-from ..trail import write_trail
 from .spec import MethodSpec
 
 
@@ -86,8 +84,7 @@ def run_cell(
     outcome = run_method(registry, dataset, cell.spec.method, options, ctx, cell.spec.sanitizers)
     seconds = time.perf_counter() - start
     key = cell.key(dataset.content_sha256(), (verify, *metrics))
-    write_release(outcome.release, out_dir / "releases" / f"{key}.json")
-    write_trail(outcome.trail, out_dir / "trails" / f"{key}.json")
+    write_outcome(outcome, out_dir / "releases" / f"{key}.json", out_dir / "trails" / f"{key}.json")
     row: dict[str, Any] = {
         "cell": key,
         "method": cell.spec.label,
