@@ -45,13 +45,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError, UserError
 from privtool.release import Release
@@ -79,10 +78,6 @@ class ChunkModel:
     slots: int
     rows: tuple[frozenset[str], ...]
     bits: dict[str, int] = field(repr=False)
-
-    @property
-    def items(self) -> frozenset[str]:
-        return frozenset(self.bits)
 
     def rows_containing(self, items: Iterable[str]) -> int:
         """How many sub-records contain every one of ``items`` (all in this chunk)."""
@@ -309,12 +304,16 @@ class ReconstructionModel:
 
     def min_support(self, itemset: Iterable[str]) -> int:
         """The smallest support of ``itemset`` over all reconstructions."""
+        return self._bound(itemset, self._min_of)
+
+    def _bound(self, itemset: Iterable[str], of: Callable[[_Profile], int]) -> int:
         items = set(itemset)
         if not items:
             return self.n_slots
         profile = self._profile(items)
-        if profile is None:
-            return 0
+        return 0 if profile is None else of(profile)
+
+    def _min_of(self, profile: _Profile) -> int:
         base = int(np.maximum(profile.slack, 0).sum())
         if not profile.shared:
             return base
@@ -355,12 +354,9 @@ class ReconstructionModel:
 
     def max_support(self, itemset: Iterable[str]) -> int:
         """The largest support of ``itemset`` over all reconstructions."""
-        items = set(itemset)
-        if not items:
-            return self.n_slots
-        profile = self._profile(items)
-        if profile is None:
-            return 0
+        return self._bound(itemset, self._max_of)
+
+    def _max_of(self, profile: _Profile) -> int:
         if not profile.shared:
             return int(profile.cap.sum())
         limits: dict[frozenset[int], int] = {}
@@ -370,9 +366,14 @@ class ReconstructionModel:
         return _max_packing(profile.cap, limits)
 
     def support_bounds(self, itemset: Iterable[str]) -> tuple[int, int]:
-        """``(min_support, max_support)`` of ``itemset``."""
+        """``(min_support, max_support)`` of ``itemset`` over all reconstructions."""
         items = set(itemset)
-        return self.min_support(items), self.max_support(items)
+        if not items:
+            return self.n_slots, self.n_slots
+        profile = self._profile(items)
+        if profile is None:
+            return 0, 0
+        return self._min_of(profile), self._max_of(profile)
 
     def expected_support(self, itemset: Iterable[str], exact: bool = False) -> float | Fraction:
         """Expected support of ``itemset`` in a uniformly drawn reconstruction
@@ -446,7 +447,7 @@ class ReconstructionModel:
 
     # ------------------------------------------------------------- sampling
     @cached_property
-    def sampler(self) -> "ReconstructionSampler":
+    def sampler(self) -> ReconstructionSampler:
         """The uniform sampler: numpy arrays only, cheap to pickle to workers."""
         return ReconstructionSampler(self)
 
@@ -705,4 +706,4 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
     status = solver.Solve(model)
     if status != cp_model.OPTIMAL:  # a bounded integer program always has an optimum
         raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
-    return int(round(solver.ObjectiveValue()))
+    return round(solver.ObjectiveValue())

@@ -68,9 +68,10 @@ def plot(rows: list[dict], prefix: str) -> None:
 
     datasets = list(dict.fromkeys(r["data"] for r in rows))
     refines = sorted({r["refine"] for r in rows})
-    panels = [(d, metric, refine) for d in datasets for refine in refines for metric in ("tlost_terms", "tlost_occurrences")]
-    cols = 2 * len(refines)
-    fig, axes = plt.subplots(len(datasets), cols, figsize=(4.2 * cols, 3.4 * len(datasets)), squeeze=False)
+    metrics = ("tlost_terms", "tlost_terms_everywhere", "tlost_occurrences")
+    panels = [(d, metric, refine) for d in datasets for refine in refines for metric in metrics]
+    cols = len(metrics) * len(refines)
+    fig, axes = plt.subplots(len(datasets), cols, figsize=(3.3 * cols, 3.2 * len(datasets)), squeeze=False)
     for ax, (d, metric, refine) in zip(axes.flat, panels):
         sub = [r for r in rows if r["data"] == d and r["refine"] == refine]
         ks = sorted({r["k"] for r in sub})
@@ -82,9 +83,9 @@ def plot(rows: list[dict], prefix: str) -> None:
         ax.set_xticks(range(len(ks)), [str(k) for k in ks])
         ax.set_xlabel("k")
         ax.set_ylim(0, 1)
-        ax.set_title(f"{d}: {metric}, {'refine' if refine else 'no refine'}", fontsize=9)
+        ax.set_title(f"{d}\n{metric}, {'refine' if refine else 'no refine'}", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    axes.flat[0].legend(fontsize=7)
+    axes.flat[0].legend(fontsize=6, loc="lower left")
     fig.tight_layout()
     for ext in ("png", "svg"):
         fig.savefig(f"{prefix}.{ext}", dpi=110)

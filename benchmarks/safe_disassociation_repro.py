@@ -2,6 +2,7 @@
 bms-webview-1 and bms-webview-2.
 
     .venv/bin/python benchmarks/safe_disassociation_repro.py [--data ../shared/data] [--out docs/results]
+        [--experiment k|m|delta|size ...] [--dataset bms-webview-1|bms-webview-2 ...] [--plot-only]
 
 Disassociation: ``privtool``'s ``disassociation`` method with the original
 HORPART partitioner and REFINE (the paper disassociates with Terrovitis et al.'s
@@ -12,8 +13,10 @@ algorithm), serial executor, seed 0; then the ``safe-disassociation`` sanitizer.
 * run time of disassociation and of the sanitizer against dataset size (the first
   N records of bms-webview-1 followed by bms-webview-2, k = 3, m = 2, 30).
 
-Writes ``safe-disassociation.json`` and the plots ``safe-disassociation-*.png/svg``
-into ``--out``. Times are process CPU seconds of one process.
+Results are merged into ``--out``/``safe-disassociation.json`` after each
+experiment (so experiments can run in separate processes, one after the other),
+then plotted into ``safe-disassociation.png/svg``. Times are process CPU seconds
+of one process.
 """
 
 from __future__ import annotations
@@ -47,26 +50,18 @@ def disassociate(registry, data: Dataset, k: int, m: int, delta: int):
     return plain, safe, middle - started, time.process_time() - middle
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="../shared/data")
-    parser.add_argument("--out", default="docs/results")
-    args = parser.parse_args()
-    registry = load_registry()
-    results: dict = {"by_k": {}, "by_m": {}, "by_delta": {}, "by_size": []}
-    datasets = {name: read_dataset(registry, f"{args.data}/{name}.dat.gz", None) for name in DATASETS}
-    for name, data in datasets.items():
-        results["by_k"][name] = []
+def run_experiment(registry, experiment: str, name: str, data: Dataset) -> list[dict]:
+    """The rows of one experiment on one dataset (see the module docstring)."""
+    rows = []
+    if experiment == "k":
         for k in range(2, 7):
-            plain, safe, t1, t2 = disassociate(registry, data, k, 2, 30)
-            results["by_k"][name].append({"k": k, **pem(plain.release), "pem_safe": pem(safe.release)["pem"]})
-            print(name, "k", k, results["by_k"][name][-1], flush=True)
-        results["by_m"][name] = []
+            plain, safe, _, _ = disassociate(registry, data, k, 2, 30)
+            rows.append({"k": k, **pem(plain.release), "pem_safe": pem(safe.release)["pem"]})
+    elif experiment == "m":
         for m in range(2, 7):
-            plain, safe, t1, t2 = disassociate(registry, data, 3, m, 30)
-            results["by_m"][name].append({"m": m, **pem(plain.release), "pem_safe": pem(safe.release)["pem"]})
-            print(name, "m", m, results["by_m"][name][-1], flush=True)
-        results["by_delta"][name] = []
+            plain, safe, _, _ = disassociate(registry, data, 3, m, 30)
+            rows.append({"m": m, **pem(plain.release), "pem_safe": pem(safe.release)["pem"]})
+    elif experiment == "delta":
         for delta in range(10, 61, 10):
             plain, safe, t1, t2 = disassociate(registry, data, 3, 2, delta)
             row = {"max_cluster_size": delta, **pem(plain.release), "pem_safe": pem(safe.release)["pem"], **rlm(safe.release)}
@@ -74,17 +69,73 @@ def main() -> None:
             row["rae_safe"] = rae(safe.release, Evidence(original=data))
             row["seconds_disassociation"], row["seconds_safe"] = t1, t2
             row["stats_safe"] = safe.release.stats
-            results["by_delta"][name].append(row)
-            print(name, "delta", delta, {k: v for k, v in row.items() if k != "stats_safe"}, flush=True)
-    both = [r for name in DATASETS for r in datasets[name].to_label_records()]
-    for size in (10_000, 30_000, 50_000, 80_000, 100_000, len(both)):
-        data = Dataset.from_records(both[:size])
-        plain, safe, t1, t2 = disassociate(registry, data, 3, 2, 30)
-        results["by_size"].append({"records": size, "seconds_disassociation": t1, "seconds_safe": t2})
-        print("size", results["by_size"][-1], flush=True)
+            rows.append(row)
+            print(name, experiment, {k: v for k, v in row.items() if k != "stats_safe"}, flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default="../shared/data")
+    parser.add_argument("--out", default="docs/results")
+    parser.add_argument("--experiment", choices=("k", "m", "delta", "size"), action="append", help="default: all")
+    parser.add_argument("--dataset", choices=DATASETS, action="append", help="default: both")
+    parser.add_argument("--plot-only", action="store_true")
+    args = parser.parse_args()
     out = Path(args.out)
-    (out / "safe-disassociation.json").write_text(json.dumps(results, indent=1) + "\n")
+    store = out / "safe-disassociation.json"
+    results = json.loads(store.read_text()) if store.exists() else {}
+    if not args.plot_only:
+        registry = load_registry()
+        names = args.dataset or list(DATASETS)
+        datasets = {name: read_dataset(registry, f"{args.data}/{name}.dat.gz", None) for name in DATASETS}
+        for experiment in args.experiment or ["k", "m", "delta", "size"]:
+            if experiment == "size":
+                both = [r for name in DATASETS for r in datasets[name].to_label_records()]
+                rows = []
+                for size in (10_000, 30_000, 50_000, 80_000, 100_000, len(both)):
+                    _, _, t1, t2 = disassociate(registry, Dataset.from_records(both[:size]), 3, 2, 30)
+                    rows.append({"records": size, "seconds_disassociation": t1, "seconds_safe": t2})
+                    print("size", rows[-1], flush=True)
+                results["by_size"] = rows
+            else:
+                for name in names:
+                    rows = run_experiment(registry, experiment, name, datasets[name])
+                    results.setdefault(f"by_{experiment}", {})[name] = rows
+                    print(name, experiment, "done", flush=True)
+            store.write_text(json.dumps(results, indent=1) + "\n")
     plot(results, out)
+    print(markdown(results))
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def markdown(results: dict) -> str:
+    """The tables of docs/results/safe-disassociation.md, from the stored results."""
+    lines = []
+    for key, x in (("by_k", "k"), ("by_m", "m")):
+        for name, rows in results.get(key, {}).items():
+            lines += [f"\n{name}, PEM by {x}\n", f"| {x} | record chunks | vulnerable | PEM % | PEM literal % | PEM after safe % |", "|---:|---:|---:|---:|---:|---:|"]
+            lines += [f"| {r[x]} | {r['record_chunks']} | {r['vulnerable_record_chunks']} | {_pct(r['pem'])} | {_pct(r.get('pem_literal', float('nan')))} | {_pct(r['pem_safe'])} |" for r in rows]
+    for name, rows in results.get("by_delta", {}).items():
+        lines += [
+            f"\n{name}, k=3, m=2, by max cluster size\n",
+            "| max cluster size | PEM % | PEM literal % | partial | fallback | RLM % | RLM real % | RAE sum disassociated | RAE sum safe | RAE mean disassociated | RAE mean safe | CPU s disassociation | CPU s sanitizer |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in rows:
+            st = r["stats_safe"]
+            lines.append(
+                f"| {r['max_cluster_size']} | {_pct(r['pem'])} | {_pct(r['pem_literal'])} | {st['partially_suppressed_chunks']} | {st['suppressed_chunks']} "
+                f"| {_pct(r['rlm'])} | {_pct(r['rlm_real'])} | {r['rae_disassociated']['rae_sum']:.0f} | {r['rae_safe']['rae_sum']:.0f} "
+                f"| {r['rae_disassociated']['rae_mean']:.3f} | {r['rae_safe']['rae_mean']:.3f} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |"
+            )
+    if results.get("by_size"):
+        lines += ["\nRun time by dataset size (k=3, m=2, max cluster size 30)\n", "| records | CPU s disassociation | CPU s sanitizer |", "|---:|---:|---:|"]
+        lines += [f"| {r['records']} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |" for r in results["by_size"]]
+    return "\n".join(lines)
 
 
 def plot(results: dict, out: Path) -> None:
@@ -101,14 +152,14 @@ def plot(results: dict, out: Path) -> None:
         ("by_delta", "max_cluster_size", "rlm", "RLM (%) vs max cluster size (k=3, m=2)"),
     ]
     for ax, (key, x, y, title) in zip(axes.flat, panels):
-        for name, rows in results[key].items():
+        for name, rows in results.get(key, {}).items():
             ax.plot([r[x] for r in rows], [100 * r[y] for r in rows], marker="o", label=name)
         ax.set_title(title)
         ax.set_xlabel(x)
         ax.grid(alpha=0.3)
         ax.legend()
     ax = axes.flat[4]
-    for name, rows in results["by_delta"].items():
+    for name, rows in results.get("by_delta", {}).items():
         ax.plot([r["max_cluster_size"] for r in rows], [r["rae_disassociated"]["rae_sum"] for r in rows], marker="o", label=f"{name} disassociated")
         ax.plot([r["max_cluster_size"] for r in rows], [r["rae_safe"]["rae_sum"] for r in rows], marker="s", linestyle="--", label=f"{name} safe")
     ax.set_title("RAE (sum over the original's pairs) vs max cluster size")
@@ -117,7 +168,7 @@ def plot(results: dict, out: Path) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax = axes.flat[5]
-    rows = results["by_size"]
+    rows = results.get("by_size", [])
     ax.plot([r["records"] for r in rows], [r["seconds_disassociation"] for r in rows], marker="o", label="disassociation")
     ax.plot([r["records"] for r in rows], [r["seconds_safe"] for r in rows], marker="s", label="safe-disassociation sanitizer")
     ax.set_title("CPU seconds vs records (k=3, m=2, max cluster 30)")

@@ -103,8 +103,9 @@ def dataset_from_tokens(values: np.ndarray, lines: np.ndarray, n_lines: int) -> 
     np.cumsum(np.bincount(lines, minlength=n_lines), out=indptr[1:])
     distinct, ids = intern_integers(values)
     labels = tuple(map(str, distinct.tolist()))
-    same_record = lines[1:] == lines[:-1]
-    if np.all(ids[1:][same_record] > ids[:-1][same_record]):
+    out_of_order = np.diff(ids) <= 0
+    out_of_order &= lines[1:] == lines[:-1]
+    if not out_of_order.any():
         return Dataset(indptr, ids, labels)
     return Dataset.from_csr(indptr, ids, labels, normalise=True)
 

@@ -63,7 +63,9 @@ def tokenize(data: bytes, source: str, allow_negative: bool = True) -> IntTokens
         start = end
     if not values:
         return IntTokens(np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
-    return IntTokens(np.concatenate(values), np.concatenate(lines), count_lines(data))
+    all_values = np.concatenate(values)
+    values.clear()  # free the per-block arrays before the second concatenation
+    return IntTokens(all_values, np.concatenate(lines), count_lines(data))
 
 
 def _narrow(values: np.ndarray) -> np.ndarray:

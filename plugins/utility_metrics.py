@@ -17,14 +17,18 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-
 from privtool.attacks.reconstruction import ReconstructionModel, ReconstructionSampler
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import MissingEvidence
 from privtool.hookspecs import hookimpl
-from privtool.itemset_mining import Itemset, itemset_support, pair_supports, top_itemsets
+from privtool.itemset_mining import (
+    Itemset,
+    itemset_support,
+    pair_supports,
+    top_itemsets,
+)
 from privtool.params import Param
 from privtool.release import Release
 

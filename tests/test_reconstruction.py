@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
 from privtool.attacks import reconstruction
 from privtool.attacks.reconstruction import EnumerationLimitError, ReconstructionModel
 from privtool.errors import InputError, ParameterError
@@ -168,7 +167,7 @@ def test_figure1_of_the_safe_disassociation_paper() -> None:
     # 6!/(1! 4! 1!) layouts of chunk 1 times 6!/(2! 4!) of chunk 2
     assert model.count().total == 30 * 15
     datasets = model.distinct_datasets()
-    records = lambda *rows: tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))  # noqa: E731
+    records = lambda *rows: tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))
     paper = [
         records("ae", "abcde", "abcd", "abcd", "abcd", "ab"),
         records("ae", "abcd", "abcd", "abcd", "abcd", "abe"),
@@ -261,3 +260,32 @@ def test_crossing_joint_clusters_match_brute_force(shared_s: list, shared_t: lis
         supports = [sum(1 for r in recon if itemset <= r) for recon in naive]
         assert model.support_bounds(itemset) == (min(supports), max(supports)), itemset
         assert model.expected_support(itemset, exact=True) == Fraction(sum(supports), len(supports))
+
+
+# ----------------------------------------------------- real disassociations
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=5), min_size=4, max_size=24),
+    st.sampled_from(["horpart", "suppression", "adding", "remaining-list"]),
+    st.integers(2, 3),
+    st.booleans(),
+)
+def test_original_supports_lie_within_the_bounds_of_its_disassociation(registry, rows, partitioner, k, refine) -> None:
+    """The original is one of its release's reconstructions, so the true support
+    of every itemset (over the published records) lies between the computed
+    minimum and maximum, and the exact count is at least 1."""
+    from privtool.context import Context
+    from privtool.dataset import Dataset
+    from privtool.pipeline import run_method
+
+    dataset = Dataset.from_records(rows)
+    options = {"k": k, "m": 2, "max_cluster_size": 6, "partitioner": partitioner, "refine": refine}
+    outcome = run_method(registry, dataset, "disassociation", options, Context())
+    suppressed = set(outcome.trail.suppressed_records)
+    published = [frozenset(r) for i, r in enumerate(rows) if i not in suppressed]
+    model = ReconstructionModel(outcome.release)
+    assert model.n_slots == len(published) and model.count().total >= 1
+    items = sorted({i for r in published for i in r})
+    for itemset in [frozenset(s) for n in (1, 2) for s in itertools.combinations(items, n)]:
+        low, high = model.support_bounds(itemset)
+        assert low <= sum(1 for r in published if itemset <= r) <= high, itemset

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset, label_sort_key
@@ -121,7 +120,7 @@ def test_metrics_json_is_reproducible_across_executors(run_cli, figure1) -> None
     args = ("metrics", release, "--original", data, "--json", "--samples", "6", "--top-k", "4", "--seed", "7")
     serial = json.loads(run_cli(*args, "--executor", "serial").out)
     process = json.loads(run_cli(*args, "--executor", "process", "--workers", "2").out)
-    strip = lambda out: [{k: v for k, v in m.items() if k != "seconds"} for m in out["metrics"]]  # noqa: E731
+    strip = lambda out: [{k: v for k, v in m.items() if k != "seconds"} for m in out["metrics"]]
     assert strip(serial) == strip(process)
     tkd = next(m for m in serial["metrics"] if m["name"] == "tkd")
     assert tkd["values"]["tkd_samples"] == 6 and 0.0 <= tkd["values"]["tkd"] <= 1.0

@@ -42,16 +42,6 @@ class ChunkBits:
         items = tuple(sorted(masks))
         return cls(items, tuple(masks[i] for i in items), len(rows))
 
-    def support(self, itemset: Sequence[str]) -> int:
-        """Sub-records of the chunk that contain every item of ``itemset``."""
-        index = {item: n for n, item in enumerate(self.items)}
-        mask = (1 << self.n_rows) - 1
-        for item in itemset:
-            if item not in index:
-                return 0
-            mask &= self.bits[index[item]]
-        return mask.bit_count()
-
 
 def support_in_rows(rows: Rows, itemset: Sequence[str]) -> int:
     """Direct count (no bitsets) of the rows containing ``itemset``; used to re-check witnesses."""

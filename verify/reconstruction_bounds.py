@@ -253,9 +253,9 @@ def suspects(view: ClusterView) -> list[tuple[str, ...]]:
 
     Every itemset a reconstruction holds is held by some cluster's view, and its
     maximum over the release is at least its maximum inside any one cluster; so
-    only these itemsets can break the guarantee. When the smallest count of any
-    realizable part (and the cluster size) is at least k, none exists and nothing
-    is enumerated."""
+    only these itemsets can break the guarantee. :func:`check_disassociation_guarantee`
+    calls it only for clusters whose floor (the cluster size, and the smallest
+    sub-k support inside any chunk it sees) is below k: otherwise none exists."""
     sources = _Sources(view)
     k = view[6]
     if not sources.items:
@@ -263,24 +263,20 @@ def suspects(view: ClusterView) -> list[tuple[str, ...]]:
     return sorted({itemset for itemset, r, caps in sources.realizations(view[5]) if _score(r, caps) < k})
 
 
-def _quick_floor(view: ClusterView) -> int:
-    """A lower bound of the cluster's maximum support over its realizable itemsets:
-    min(|P|, the smallest support of an itemset of 1..m items inside any of its
-    chunks). No suspect exists when it is at least k."""
+def chunk_floor(unit: tuple[Rows, int, int]) -> int:
+    """The smallest support below k of an itemset of 1..m items inside the chunk
+    (``INFINITE`` when the chunk is k^m-anonymous): ``(rows, k, m)``."""
     from .chunks import km_witness_enum
 
-    _, size, record_chunks, _, chain, m, k = view
-    floor = size
-    for chunk in [*record_chunks, *(c for _, chunks in chain for c in chunks)]:
-        witness = km_witness_enum(chunk, k, m)
-        if witness is not None:
-            floor = min(floor, witness[1])
-    return floor
+    rows, k, m = unit
+    witness = km_witness_enum(rows, k, m)
+    return INFINITE if witness is None else witness[1]
 
 
-def cluster_suspects(view: ClusterView) -> list[tuple[str, ...]]:
-    """:func:`suspects`, skipped when :func:`_quick_floor` already reaches k."""
-    return [] if _quick_floor(view) >= view[6] else suspects(view)
+def cluster_floor(unit: tuple[int, tuple[Rows, ...], int, int]) -> int:
+    """min(|P|, :func:`chunk_floor` of each record chunk): ``(size, record chunks, k, m)``."""
+    size, record_chunks, k, m = unit
+    return min([size, *(chunk_floor((rows, k, m)) for rows in record_chunks)])
 
 
 def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Context) -> Certificate:
@@ -294,11 +290,21 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
     except OverlappingJointClusters as exc:
         details["reason"] = f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); the closed form does not cover it"
         return Certificate("disassociation-guarantee", None, "closed-form", 0, round(time.perf_counter() - start, 4), None, details)
-    candidates = sorted({i for found in ctx.map(cluster_suspects, views, "disassociation guarantee per cluster") for i in found})
+    # A lower bound of every cluster's in-cluster maximum: min(|P|, the smallest
+    # sub-k support inside its record chunks and the shared chunks above it).
+    # Only clusters whose bound is below k can hold an itemset that fails.
+    floors = ctx.map(cluster_floor, [(v[1], v[2], k, m) for v in views], "disassociation guarantee: cluster floors")
+    shared_units = [(j.id, tuple(tuple(row) for row in chunk)) for j in release.joint_clusters for chunk in j.shared_chunks]
+    shared_floor: dict[str, int] = defaultdict(lambda: INFINITE)
+    for (joint, _), low in zip(shared_units, ctx.map(chunk_floor, [(rows, k, m) for _, rows in shared_units], "shared chunk floors")):
+        shared_floor[joint] = min(shared_floor[joint], low)
+    weak = [view for view, low in zip(views, floors) if min([low, *(shared_floor[j] for j, _ in view[4])]) < k]
+    candidates = sorted({i for found in ctx.map(suspects, weak, "disassociation guarantee: suspects") for i in found})
     by_item: dict[str, list[int]] = defaultdict(list)
-    for n, view in enumerate(views):
-        for item in {*view[3], *(x for ch in view[2] for row in ch for x in row), *(x for _, chunks in view[4] for ch in chunks for row in ch for x in row)}:
-            by_item[item].append(n)
+    if candidates:
+        for n, view in enumerate(views):
+            for item in {*view[3], *(x for ch in view[2] for row in ch for x in row), *(x for _, chunks in view[4] for ch in chunks for row in ch for x in row)}:
+                by_item[item].append(n)
     sources: dict[int, _Sources] = {}
     failing = []
     for itemset in candidates:

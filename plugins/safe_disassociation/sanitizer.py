@@ -55,8 +55,8 @@ MAX_CLUSTER_SIZE = Param(
 )
 """Declared alike by the disassociation method (same name, type and default)."""
 
-MAX_PASSES = 2
-"""One pass fixes every chunk; the second finds nothing (module docstring)."""
+REPAIR_PASSES = 1
+"""One pass repairs every chunk; the next finds nothing (module docstring)."""
 
 
 @dataclass
@@ -119,13 +119,12 @@ def sanitize_chunks(
             if not cover.vulnerable:
                 continue
             found = True
-            if passes >= MAX_PASSES:
-                raise RuntimeError(f"chunk {cover.ref} still has a covered item after {passes} passes")
-            occurrences = cover.occurrences
+            if passes >= REPAIR_PASSES:
+                raise RuntimeError(f"chunk {cover.ref} still has a covered item after {passes} repair pass(es)")
             failed = failed_preconditions(cover.rows, cover.itemset_support, len(cover.itemset), k, m, capacity + 2)
             if failed:
                 current[index] = None
-                actions.append(ChunkAction(cover.ref, list(cover.itemset), "suppressed", failed, removed_occurrences=occurrences))
+                actions.append(ChunkAction(cover.ref, list(cover.itemset), "suppressed", failed, removed_occurrences=cover.occurrences))
                 continue
             rng = seeds.rng(NAME, owner, kind, index, passes)
             suppression = draw_suppression(cover.itemset, rng)

@@ -15,15 +15,24 @@ from typing import Any
 import click
 from rich.table import Table
 
+from ..assess import MetricResult, run_metrics, select
 from ..components import Evidence
 from ..errors import ParameterError
 from ..io import read_dataset
-from ..assess import MetricResult, run_metrics, select
 from ..params import merge_specs
 from ..progress import RichProgress
 from ..release import read_release
 from ..trail import read_trail
-from .common import app, describe_params, echo_json, make_context, parse_component_options, run_options, stderr_console, stdout_console
+from .common import (
+    app,
+    describe_params,
+    echo_json,
+    make_context,
+    parse_component_options,
+    run_options,
+    stderr_console,
+    stdout_console,
+)
 
 
 @click.command(

@@ -10,6 +10,7 @@ breach, an audit whose verdict is not PASS).
 from __future__ import annotations
 
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,7 +136,9 @@ def command(ctx: click.Context, directory: str | None, records: int, seed: int) 
         console.rule(f"[bold]Step {number} of {len(STEPS)}: {step.title}")
         console.print(step.explanation)
         console.print(f"[bold]$ privtool {' '.join(arguments)}", highlight=False, soft_wrap=True)
+        started = time.perf_counter()
         code = main([*plugin_flags, *arguments])
+        console.print(f"[dim](step {number} took {time.perf_counter() - started:.1f} s, exit code {code})[/]")
         if code not in step.accepted:
             raise TourStepFailed(f"tour step {number} ({step.title}) failed with exit code {code}; see the error above.")
     console.rule("[bold]Done")
