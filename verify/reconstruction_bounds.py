@@ -89,12 +89,14 @@ def joint_parents(release: Release) -> dict[str, str]:
     parent: dict[str, str] = {}
     for cluster, joints in chains.items():
         joints.sort(key=lambda j: (len(under[j]), order[j]))
-        for inner, outer in zip(joints, joints[1:]):
-            if not under[inner] <= under[outer]:
-                raise OverlappingJointClusters(cluster)
         for child, above in zip([cluster, *joints], joints):
-            if parent.setdefault(child, above) != above:
+            known = parent.setdefault(child, above)
+            if known != above:
                 raise OverlappingJointClusters(child)
+    # Laminar iff every joint's clusters lie inside its parent's (each pair checked once).
+    for child, above in parent.items():
+        if child in under and not under[child] <= under[above]:
+            raise OverlappingJointClusters(child)
     return parent
 
 
