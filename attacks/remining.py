@@ -102,7 +102,7 @@ class RuleRemining(Attack):
                 severity, title = "info", f"sensitive rule {rule.text} has no support left: it cannot be re-mined"
             else:
                 severity = "risk" if margin <= params["risk_drop"] else "info"
-                title = f"sensitive rule {rule.text} reappears when both thresholds drop by {margin:.1%}"
+                title = f"sensitive rule {rule.text} reappears when both thresholds drop by {margin * 100:.3g}%"
             findings.append(Finding(self.name, severity, title, evidence_json))
         return findings
 

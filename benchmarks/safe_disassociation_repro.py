@@ -2,7 +2,7 @@
 bms-webview-1 and bms-webview-2.
 
     .venv/bin/python benchmarks/safe_disassociation_repro.py [--data ../shared/data] [--out docs/results]
-        [--experiment k|m|delta|size ...] [--dataset bms-webview-1|bms-webview-2 ...] [--plot-only]
+        [--experiment k|m|delta|size ...] [--dataset bms-webview-1|bms-webview-2 ...] [--max-m 6] [--plot-only]
 
 Disassociation: ``privtool``'s ``disassociation`` method with the original
 HORPART partitioner and REFINE (the paper disassociates with Terrovitis et al.'s
@@ -50,7 +50,7 @@ def disassociate(registry, data: Dataset, k: int, m: int, delta: int):
     return plain, safe, middle - started, time.process_time() - middle
 
 
-def run_experiment(registry, experiment: str, name: str, data: Dataset) -> list[dict]:
+def run_experiment(registry, experiment: str, name: str, data: Dataset, max_m: int = 6) -> list[dict]:
     """The rows of one experiment on one dataset (see the module docstring)."""
     rows = []
     if experiment == "k":
@@ -58,7 +58,7 @@ def run_experiment(registry, experiment: str, name: str, data: Dataset) -> list[
             plain, safe, _, _ = disassociate(registry, data, k, 2, 30)
             rows.append({"k": k, **pem(plain.release), "pem_safe": pem(safe.release)["pem"]})
     elif experiment == "m":
-        for m in range(2, 7):
+        for m in range(2, max_m + 1):
             plain, safe, _, _ = disassociate(registry, data, 3, m, 30)
             rows.append({"m": m, **pem(plain.release), "pem_safe": pem(safe.release)["pem"]})
     elif experiment == "delta":
@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--out", default="docs/results")
     parser.add_argument("--experiment", choices=("k", "m", "delta", "size"), action="append", help="default: all")
     parser.add_argument("--dataset", choices=DATASETS, action="append", help="default: both")
+    parser.add_argument("--max-m", type=int, default=6, help="largest m of the m experiment (default 6)")
     parser.add_argument("--plot-only", action="store_true")
     args = parser.parse_args()
     out = Path(args.out)
@@ -100,7 +101,7 @@ def main() -> None:
                 results["by_size"] = rows
             else:
                 for name in names:
-                    rows = run_experiment(registry, experiment, name, datasets[name])
+                    rows = run_experiment(registry, experiment, name, datasets[name], args.max_m)
                     results.setdefault(f"by_{experiment}", {})[name] = rows
                     print(name, experiment, "done", flush=True)
             store.write_text(json.dumps(results, indent=1) + "\n")

@@ -12,7 +12,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from privtool.attacks import reconstruction
-from privtool.attacks.reconstruction import EnumerationLimitError, ReconstructionModel
+from privtool.attacks.reconstruction import (
+    EnumerationLimitError,
+    ReconstructionModel,
+    component_of,
+)
 from privtool.errors import InputError, ParameterError
 from privtool.release import Cluster, JointCluster, Release
 
@@ -289,3 +293,43 @@ def test_original_supports_lie_within_the_bounds_of_its_disassociation(registry,
     for itemset in [frozenset(s) for n in (1, 2) for s in itertools.combinations(items, n)]:
         low, high = model.support_bounds(itemset)
         assert low <= sum(1 for r in published if itemset <= r) <= high, itemset
+
+
+def test_components_enumerate_alone_and_multiply() -> None:
+    """A large release whose small cluster c1 is tied to c2 by a joint cluster:
+    the component {c1, c2} enumerates alone, and counts multiply over components."""
+    release = Release(
+        kind="disassociated",
+        params={"k": 2},
+        clusters=[Cluster("c0", 30, [[["a"]] * 15], []), Cluster("c1", 2, [[["b"]]], ["t"]), Cluster("c2", 1, [], [])],
+        joint_clusters=[JointCluster("j0", ["c1", "c2"], [[["s"]]])],
+    )
+    whole = ReconstructionModel(release).count()
+    part = component_of(release, "c2")
+    assert [c.id for c in part.clusters] == ["c1", "c2"] and [j.id for j in part.joint_clusters] == ["j0"]
+    model = ReconstructionModel(part)
+    assert whole.total == ReconstructionModel(component_of(release, "c0")).count().total * model.count().total
+    assert len(list(model.enumerate())) == model.count().total == 2 * 2 * 3  # b on 1 of 2, t on 1 of 2, s on 1 of 3
+    with pytest.raises(ParameterError, match="no cluster 'c9'"):
+        component_of(release, "c9")
+
+
+def test_joint_cluster_of_joint_clusters_spans_their_clusters() -> None:
+    """REFINE builds a tree: j1's members are the joint cluster j0 and c2, so its
+    shared chunk spreads over c0, c1 and c2 (4 records)."""
+    release = Release(
+        kind="disassociated",
+        params={"k": 2},
+        clusters=[Cluster("c0", 1, [], []), Cluster("c1", 1, [], []), Cluster("c2", 2, [], [])],
+        joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"]]]), JointCluster("j1", ["j0", "c2"], [[["t"], ["t"]]])],
+    )
+    model = ReconstructionModel(release)
+    assert model.count().per_unit == {"c0": 1, "c1": 1, "c2": 1, "j0": 2, "j1": 6}
+    flat = Release(kind="disassociated", params={"k": 2}, clusters=release.clusters,
+                   joint_clusters=[release.joint_clusters[0], JointCluster("j1", ["c0", "c1", "c2"], [[["t"], ["t"]]])])
+    naive = naive_reconstructions(flat, 1)
+    assert {tuple(r) for r in model.enumerate()} == set(naive)
+    for itemset in ({"s", "t"}, {"t"}):
+        supports = [sum(1 for r in recon if itemset <= r) for recon in naive]
+        assert model.support_bounds(itemset) == (min(supports), max(supports))
+    assert [c.id for c in component_of(release, "c2").clusters] == ["c0", "c1", "c2"]

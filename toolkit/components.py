@@ -51,10 +51,14 @@ class Partitioning:
 
 @dataclass
 class Outcome:
-    """What a whole method (or a sanitizer) returns: the release and its private trail."""
+    """What a whole method (or a sanitizer) returns: the release and its private
+    trail. ``release_text`` is the release's canonical JSON once
+    :func:`privtool.pipeline.stamp` has fixed it (empty before), so that it is
+    serialised once for both its SHA-256 and the file."""
 
     release: Release
     trail: Trail
+    release_text: str = ""
 
 
 @dataclass

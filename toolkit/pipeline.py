@@ -9,6 +9,8 @@ trail is tied to the release by its SHA-256.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +20,9 @@ from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
 from .params import Param, merge_specs, resolve
+from .atomic import write_text_atomic
 from .registry import Registry
+from .trail import write_trail
 
 
 def stage_specs(registry: Registry, method: str, sanitizers: Sequence[str]) -> tuple[Component, list[Component], list[Param]]:
@@ -57,9 +61,17 @@ def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) ->
         "input_sha256": input_sha256,
         "seed": seed,
     }
+    outcome.release_text = release.dumps()
     outcome.trail.input_sha256 = input_sha256
-    outcome.trail.release_sha256 = release.sha256()
+    outcome.trail.release_sha256 = hashlib.sha256(outcome.release_text.encode("utf-8")).hexdigest()
     return outcome
+
+
+def write_outcome(outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None) -> None:
+    """Write the stamped release (and, when asked, its trail) atomically."""
+    write_text_atomic(release_path, outcome.release_text or outcome.release.dumps())
+    if trail_path is not None:
+        write_trail(outcome.trail, trail_path)
 
 
 def run_method(

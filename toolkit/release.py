@@ -245,7 +245,6 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
                 for n, ch in enumerate(check.array(j["shared_chunks"], f"{path}.shared_chunks"))
             ]
             release.joint_clusters.append(JointCluster(jid, members, shared))
-            seen.add(jid)  # a later joint cluster may have this one as a member (REFINE builds a tree)
     else:
         for key in ("clusters", "joint_clusters"):
             if key in top:

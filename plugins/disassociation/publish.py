@@ -1,10 +1,11 @@
 """Turn a :class:`~.model.Disassociation` into the published release and its trail.
 
 Release layout (DESIGN.md, "Release format"): cluster ``c<i>`` for the i-th
-cluster, joint cluster ``j<n>`` for the n-th joint plan, whose ``members`` are
-clusters and earlier joint clusters (a tree: every cluster or joint cluster is a
-member of at most one joint cluster; a shared chunk covers every record of every
-cluster under its joint cluster); record and shared
+cluster, joint cluster ``j<n>`` for the n-th joint plan, whose ``members`` list
+every simple cluster under it: a joint plan nested in a later one is flattened
+(the later joint lists the earlier one's clusters too, which is what its shared
+chunks cover; the member sets are laminar, which ``privtool verify`` checks, and
+readers such as the reconstruction sampler need no tree walk); record and shared
 chunks list their non-empty sub-records; a member's term chunk loses the terms
 that a joint cluster publishes in a shared chunk. Canonical ordering is applied
 by :class:`privtool.release.Release` when it is written, so nothing here
@@ -89,8 +90,10 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         shared_terms = {t for domain in plan.shared_chunks for t in domain}
         for i in members:
             term_chunks[i] -= shared_terms
-        ids = [f"c{index}" if kind == "c" else f"j{index}" for kind, index in plan.members]
-        joint_clusters.append(JointCluster(f"j{n}", ids, shared[n]))
+        # Members are published flattened to simple clusters (DESIGN.md's format):
+        # a joint cluster built from joint clusters lists all their clusters, and
+        # the nesting is the inclusion of member sets.
+        joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in sorted(members)], shared[n]))
     record_chunks = project(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
     clusters = [
         Cluster(f"c{i}", int(len(rows)), chunks, [dataset.labels[t] for t in term_chunks[i]])

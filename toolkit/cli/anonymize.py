@@ -11,10 +11,8 @@ import click
 
 from ..errors import ParameterError
 from ..io import read_dataset
-from ..pipeline import run_method, stage_specs
+from ..pipeline import run_method, stage_specs, write_outcome
 from ..progress import RichProgress
-from ..release import write_release
-from ..trail import write_trail
 from .common import app, describe_params, load_config, make_context, parse_component_options, run_options, stderr_console
 
 
@@ -80,9 +78,7 @@ def command(
             outcome = run_method(registry, dataset, method, options, run_ctx, sanitizers)
         finally:
             run_ctx.executor.close()
-    write_release(outcome.release, output)
-    if trail:
-        write_trail(outcome.trail, trail)
+    write_outcome(outcome, output, trail)
     if not quiet:
         stats = outcome.release.stats
         stderr_console().print(f"wrote {output} ({outcome.release.kind}; {', '.join(f'{k}={v}' for k, v in stats.items())})")

@@ -61,10 +61,11 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
 @click.option("--format", "fmt", default=None, help="Input format (default: from the extension).")
 @click.option("-o", "--output", required=True, metavar="DIR", help="Output folder (created; finished cells in it are reused).")
 @click.option("--no-verify", is_flag=True, help="Skip verification (faster; the results say so).")
+@click.option("--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: every metric that applies).")
 @click.option("--quiet", "-q", is_flag=True, help="No live table.")
 @run_options
 @click.pass_context
-def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, output: str, no_verify: bool, quiet: bool, seed: int, executor: str, workers: int | None, scheduler: str | None) -> int:
+def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, output: str, no_verify: bool, metrics: tuple[str, ...], quiet: bool, seed: int, executor: str, workers: int | None, scheduler: str | None) -> int:
     """Run each method on DATA over a grid, verify and measure every release, and
     write results.csv, results.json, plots and index.html to DIR (resumable)."""
     registry = app(ctx).registry
@@ -72,6 +73,8 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
     labels = [s.label for s in specs]
     if len(set(labels)) != len(labels):
         raise ParameterError("two --method specs have the same label; name them LABEL=SPEC.")
+    for name in metrics:
+        registry.get("metric", name)
     for spec in specs:
         registry.get("anonymizer", spec.method)
         for sanitizer in spec.sanitizers:
@@ -94,7 +97,7 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
     dataset = read_dataset(registry, data, fmt)
     input_sha = dataset.content_sha256()
     cells = grid(specs, axes, repeat, seed)
-    meta = {"data": data, "input_sha256": input_sha, "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "", "verified": not no_verify}
+    meta = {"data": data, "input_sha256": input_sha, "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "", "verified": not no_verify, "metrics": list(metrics) or "all that apply"}
     status: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     run_executor = make_executor(executor, workers, scheduler)
@@ -102,7 +105,7 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         live_view = nullcontext() if quiet else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
         with live_view as live:
             for cell in cells:
-                key = cell.key(input_sha)
+                key = cell.key(input_sha, (not no_verify, *metrics))
                 entry = {"method": cell.spec.label, **dict(cell.point), "repeat": cell.repeat, "status": "running"}
                 status.append(entry)
                 if live is not None:
@@ -110,7 +113,7 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
                 row = load_cell(out_dir, key)
                 if row is None:
                     run_ctx = Context(seed=cell.seed, executor=run_executor, progress=SilentProgress())
-                    row = run_cell(registry, dataset, cell, out_dir, run_ctx, verify=not no_verify)
+                    row = run_cell(registry, dataset, cell, out_dir, run_ctx, verify=not no_verify, metrics=metrics)
                     entry["status"] = "done"
                 else:
                     entry["status"] = "resumed"

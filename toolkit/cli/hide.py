@@ -20,10 +20,9 @@ from ..errors import ParameterError
 from ..io import choose_format, read_dataset, write_dataset
 from ..mining import Thresholds
 from ..params import resolve
-from ..pipeline import stamp
+from ..pipeline import stamp, write_outcome
 from ..progress import RichProgress
 from ..registry import Registry
-from ..release import write_release
 from ..rulefile import read_rule_file, resolve_rules, rules_text
 from ..trail import write_trail
 from ..removals import apply_trail_removals
@@ -76,8 +75,8 @@ def command(ctx: click.Context, data: str, rules_file: str, min_support: float, 
             run_ctx.executor.close()
     write_dataset(registry, apply_trail_removals(dataset, outcome.trail.removed_items), output, fmt_name)
     if release:
-        write_release(outcome.release, release)
-    if trail:
+        write_outcome(outcome, release, trail)
+    elif trail:
         write_trail(outcome.trail, trail)
     if not quiet:
         stats = outcome.release.stats

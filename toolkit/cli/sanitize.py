@@ -16,10 +16,10 @@ import click
 from ..components import Outcome
 from ..errors import InputError, ParameterError
 from ..params import merge_specs, resolve
-from ..pipeline import apply_sanitizers, stamp
+from ..pipeline import apply_sanitizers, stamp, write_outcome
 from ..progress import RichProgress
-from ..release import read_release, write_release
-from ..trail import Trail, read_trail, write_trail
+from ..release import read_release
+from ..trail import Trail, read_trail
 from .common import app, load_config, make_context, parse_component_options, run_options, stderr_console
 
 
@@ -73,9 +73,7 @@ def command(
         finally:
             run_ctx.executor.close()
     outcome = stamp(registry, outcome, str(release.provenance.get("input_sha256", "")), seed)
-    write_release(outcome.release, output)
-    if trail_out:
-        write_trail(outcome.trail, trail_out)
+    write_outcome(outcome, output, trail_out)
     if not quiet:
         stats = outcome.release.stats
         stderr_console().print(f"wrote {output} ({', '.join(f'{k}={v}' for k, v in stats.items())})")

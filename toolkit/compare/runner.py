@@ -23,10 +23,8 @@ from ..atomic import write_text_atomic
 from ..components import Evidence
 from ..context import Context
 from ..dataset import Dataset
-from ..pipeline import run_method, stage_specs
+from ..pipeline import run_method, stage_specs, write_outcome
 from ..registry import Registry
-from ..release import write_release
-from ..trail import write_trail
 from .spec import MethodSpec
 
 
@@ -37,9 +35,11 @@ class Cell:
     repeat: int
     seed: int
 
-    def key(self, input_sha256: str) -> str:
+    def key(self, input_sha256: str, measured: Sequence[Any] = ()) -> str:
+        """A file-name-safe id: readable prefix plus a hash of the cell, the input
+        and what is measured (verification, chosen metrics)."""
         blob = json.dumps(
-            [self.spec.label, self.spec.method, self.spec.sanitizers, sorted(self.spec.options.items()), self.point, self.seed, input_sha256],
+            [self.spec.label, self.spec.method, self.spec.sanitizers, sorted(self.spec.options.items()), self.point, self.seed, input_sha256, list(measured)],
             default=str,
         )
         slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.spec.label}-{'-'.join(f'{k}{v}' for k, v in self.point)}-r{self.repeat}").strip("-")
@@ -72,8 +72,10 @@ def run_cell(
     out_dir: Path,
     ctx: Context,
     verify: bool = True,
+    metrics: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Anonymize, verify and measure one cell; write its release, trail and row."""
+    """Anonymize, verify and measure one cell (``metrics``: only these, default
+    every one that applies); write its release, trail and row."""
     _, _, spec = stage_specs(registry, cell.spec.method, cell.spec.sanitizers)
     declared = {p.name for p in spec}
     point = {k: v for k, v in cell.point if k in declared}
@@ -81,9 +83,8 @@ def run_cell(
     start = time.perf_counter()
     outcome = run_method(registry, dataset, cell.spec.method, options, ctx, cell.spec.sanitizers)
     seconds = time.perf_counter() - start
-    key = cell.key(dataset.content_sha256())
-    write_release(outcome.release, out_dir / "releases" / f"{key}.json")
-    write_trail(outcome.trail, out_dir / "trails" / f"{key}.json")
+    key = cell.key(dataset.content_sha256(), (verify, *metrics))
+    write_outcome(outcome, out_dir / "releases" / f"{key}.json", out_dir / "trails" / f"{key}.json")
     row: dict[str, Any] = {
         "cell": key,
         "method": cell.spec.label,
@@ -106,7 +107,8 @@ def run_cell(
         row["verified"] = bool(checked) and not refuted
         row["refuted"] = "; ".join(refuted)
         row["verify_seconds"] = round(time.perf_counter() - start, 4)
-    for result in run_metrics(select(registry, "metric", release, ()), release, evidence, {}, ctx):
+    chosen = [m for m in select(registry, "metric", release, ()) if not metrics or m.name in metrics]
+    for result in run_metrics(chosen, release, evidence, {}, ctx):
         row.update(_flat_numbers(result.name, result.values))
     write_text_atomic(out_dir / "cells" / f"{key}.json", json.dumps(row, default=str) + "\n")
     return row

@@ -1,0 +1,70 @@
+"""Scale run: a large `privtool synth --like bms-pos` file disassociated,
+sanitised and verified with the Dask executor, with time and peak memory per stage.
+
+    python benchmarks/scale_dask.py --records 5000000 --workers 2 --dir /tmp/scale
+
+Each stage runs as its own process (the real `privtool` command line, in
+process through `privtool.cli.main`) and reports wall time, CPU time and peak
+resident memory of the stage's process and of its Dask workers
+(``ru_maxrss`` of the process and of its reaped children). Pass
+``--scheduler tcp://HOST:8786`` to use a running multi-machine cluster instead
+of a local one (every worker needs the same privtool installed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+STAGE = r"""
+import json, resource, sys, time
+from privtool.cli import main
+start, cpu = time.perf_counter(), time.process_time()
+code = main(sys.argv[1:])
+own = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"code": code, "wall_s": round(time.perf_counter() - start, 2),
+                  "cpu_s": round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 2),
+                  "peak_mib": round(own.ru_maxrss / 1024, 1), "peak_child_mib": round(kids.ru_maxrss / 1024, 1)}))
+"""
+
+
+def stage(name: str, args: list[str]) -> dict:
+    done = subprocess.run([sys.executable, "-c", STAGE, *args], capture_output=True, text=True)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        raise SystemExit(f"stage {name} failed:\n{done.stderr[-2000:]}")
+    result = {"stage": name, **json.loads(lines[-1])}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=5_000_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scheduler", default=None)
+    parser.add_argument("--dir", type=Path, default=Path("benchmarks/out/scale"))
+    parser.add_argument("--json", type=Path, default=None, help="Also write the results here.")
+    opts = parser.parse_args()
+    opts.dir.mkdir(parents=True, exist_ok=True)
+    data, plain, safe = opts.dir / "pos.dat", opts.dir / "plain.json", opts.dir / "safe.json"
+    executor = ["--executor", "dask", "--workers", str(opts.workers)] + (["--scheduler", opts.scheduler] if opts.scheduler else [])
+    results = []
+    if not data.exists():
+        results.append(stage("synth", ["synth", "--like", "bms-pos", "--records", str(opts.records), "--seed", "1", "-o", str(data), "--quiet"]))
+    results.append(stage("disassociate", ["anonymize", str(data), "--method", "disassociation", "--k", "5", "--m", "2", "-o", str(plain),
+                                          "--trail", str(opts.dir / "plain-trail.json"), "-q", *executor]))
+    results.append(stage("sanitize", ["sanitize", str(plain), "--sanitizer", "safe-disassociation", "--trail", str(opts.dir / "plain-trail.json"),
+                                      "-o", str(safe), "--trail-out", str(opts.dir / "safe-trail.json"), "-q", *executor]))
+    results.append(stage("verify", ["verify", str(safe), "--trail", str(opts.dir / "safe-trail.json"), "-q", "--json", *executor]))
+    if opts.json:
+        opts.json.write_text(json.dumps({"records": opts.records, "workers": opts.workers, "stages": results}, indent=1) + "\n")
+    print(f"all stages: {sum(r['wall_s'] for r in results):.1f} s wall")
+
+
+if __name__ == "__main__":
+    main()
