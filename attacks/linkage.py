@@ -49,6 +49,10 @@ from privtool.release import Release
 from privtool.results import Finding
 
 EXAMPLES_SHOWN = 20
+BATCH_TARGETS = 500
+"""Fewest targets per unit of work (each unit ships the counter to a worker)."""
+MAX_BATCHES = 8
+"""At most this many units of work: bigger batches share more cached queries."""
 
 
 def known_itemsets(record: Sequence[str], known: int, limit: int, rng: np.random.Generator) -> list[tuple[str, ...]]:
@@ -87,6 +91,10 @@ class _RecordCounter:
                 rows.setdefault(item, []).append(row)
         self.rows = {item: np.array(r, dtype=np.int64) for item, r in rows.items()}
 
+    def many(self, queries: Sequence[Sequence[str]]) -> list[int]:
+        """The count of each query, in order."""
+        return [self(query) for query in queries]
+
     def __call__(self, query: Sequence[str]) -> int:
         lists = sorted((self.rows.get(item) for item in query), key=lambda r: -1 if r is None else len(r))
         if lists[0] is None:
@@ -122,13 +130,29 @@ def _leaves_under(hierarchy: dict[str, Any]) -> Callable[[str], frozenset[str]]:
     return leaves
 
 
-def match_counter(release: Release) -> Callable[[Sequence[str]], int]:
-    """The function that counts the candidate records of a known itemset."""
-    if release.kind == "disassociated":
-        from .reconstruction import ReconstructionModel
+class _ReconstructionCounter:
+    """Largest support over all reconstructions of a disassociated release, for
+    one query (``counter(query)``) or many (``counter.many(queries)``, batched
+    and cached per distinct query by :class:`MaxSupportIndex`)."""
+
+    def __init__(self, release: Release) -> None:
+        from .reconstruction import MaxSupportIndex, ReconstructionModel
 
         largest = max((c.size for c in release.clusters), default=1)
-        return ReconstructionModel(release, term_max_support=largest).max_support
+        self.index = MaxSupportIndex(ReconstructionModel(release, term_max_support=largest))
+
+    def many(self, queries: Sequence[Sequence[str]]) -> list[int]:
+        return self.index.max_supports(queries)
+
+    def __call__(self, query: Sequence[str]) -> int:
+        return self.index.max_supports([query])[0]
+
+
+def match_counter(release: Release) -> _RecordCounter | _ReconstructionCounter:
+    """The callable that counts the candidate records of a known itemset
+    (``many`` counts a list of them)."""
+    if release.kind == "disassociated":
+        return _ReconstructionCounter(release)
     if release.kind == "generalized":
         leaves = _leaves_under(release.hierarchy or {"edges": []})
         return _RecordCounter([frozenset().union(*(leaves(label) for label in record)) for record in release.records])
@@ -136,19 +160,20 @@ def match_counter(release: Release) -> Callable[[Sequence[str]], int]:
 
 
 def _attack_targets(
-    counter: Callable[[Sequence[str]], int], k: int, known: int, limit: int, seeds: SeedSplitter, batch: list[tuple[int, list[str]]]
+    counter: _RecordCounter | _ReconstructionCounter, known: int, limit: int, seeds: SeedSplitter, batch: list[tuple[int, list[str]]]
 ) -> list[tuple[int, int, int, tuple[str, ...] | None]]:
-    """For each target: (position, itemsets tried, smallest non-zero count, its itemset)."""
+    """For each target: (position, itemsets tried, smallest non-zero count, its
+    itemset). The known itemsets of the whole batch are counted in one call."""
+    queries = [known_itemsets(record, known, limit, seeds.rng("linkage-knowledge", position)) for position, record in batch]
+    counts = iter(counter.many([q for target in queries for q in target]))
     out = []
-    for position, record in batch:
-        rng = seeds.rng("linkage-knowledge", position)
-        best, best_query, tried = 0, None, 0
-        for query in known_itemsets(record, known, limit, rng):
-            tried += 1
-            count = counter(query)
+    for (position, _), target in zip(batch, queries):
+        best, best_query = 0, None
+        for query in target:
+            count = next(counts)
             if count and (best == 0 or count < best):
                 best, best_query = count, query
-        out.append((position, tried, best, best_query))
+        out.append((position, len(target), best, best_query))
     return out
 
 
@@ -176,8 +201,9 @@ class BackgroundLinkage(Attack):
         positions = _choose_targets(original, params["targets"], ctx)
         counter = match_counter(release)
         records = [(int(p), original.record_labels(int(p))) for p in positions]
-        batches = [records[i : i + 500] for i in range(0, len(records), 500)]
-        work = partial(_attack_targets, counter, k, known, params["max_itemsets"], ctx.seeds)
+        size = max(BATCH_TARGETS, -(-len(records) // MAX_BATCHES))
+        batches = [records[i : i + size] for i in range(0, len(records), size)]
+        work = partial(_attack_targets, counter, known, params["max_itemsets"], ctx.seeds)
         results = [r for batch in ctx.map(work, batches, f"linkage ({len(records)} targets)") for r in batch]
         return self._findings(release, k, known, results)
 

@@ -757,15 +757,17 @@ class MaxSupportIndex:
     """Largest supports of many itemsets at once, equal to
     :meth:`ReconstructionModel.max_support` one by one (same model, section 3.2).
 
-    Per item it keeps the clusters its homes cover (sorted) and, aligned with
-    them, what bounds the item there: the record chunk holding it with its rows
-    as a ``uint64`` bitset (``words`` words), the cluster's term cap when it is
-    a term-chunk term, or the shared chunk holding it. A query then touches only
-    the clusters that hold all its items: their intersection; its support
-    there is at most ``min`` over the record chunks involved of the rows holding
-    its part (one AND and popcount per item pair), at most the term cap with a
-    term, and the shared chunks add packing limits (:func:`_max_packing`).
-    Results are cached per distinct itemset. Numpy arrays only: cheap to pickle.
+    For every (item, cluster its homes cover) pair, sorted by item then cluster,
+    it keeps what bounds the item there: the record chunk holding it with its
+    rows as ``uint64`` words (``words`` per bitset), the cluster's term cap when
+    it is a term-chunk term, or the shared chunk holding it with the number of
+    that chunk's rows holding it. A query touches only the clusters that hold all
+    its items (the intersection of its items' cluster lists); its support there
+    is at most ``min`` over the record chunks involved of the rows holding its
+    part (one AND and popcount per item pair), at most the term cap with a term,
+    and each shared chunk involved limits the sum over its eligible members
+    (a packing: :func:`_pack_laminar` on a membership matrix, CP-SAT when the
+    sets cross). Results are cached per distinct itemset.
     """
 
     def __init__(self, model: ReconstructionModel) -> None:
@@ -775,29 +777,35 @@ class MaxSupportIndex:
         self.term_caps = model._term_caps
         widest = max((len(c.rows) for c in model.chunks if not c.shared), default=1)
         self.words = max(1, -(-widest // 64))
-        self.items: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
-        for item, homes in model._homes.items():
-            clusters, chunk_of, shared_of, bits = [], [], [], []
-            for kind, idx in homes:
-                if kind == "term":
-                    clusters.append(idx)
-                    chunk_of.append(-1)
-                    shared_of.append(-1)
-                    bits.append(_words(0, self.words))
-                    continue
-                chunk = model.chunks[idx]
-                for p in chunk.clusters:
-                    clusters.append(p)
-                    chunk_of.append(-1 if chunk.shared else idx)
-                    shared_of.append(idx if chunk.shared else -1)
-                    bits.append(_words(0 if chunk.shared else chunk.bits[item], self.words))
-            order = np.argsort(clusters, kind="stable")
-            self.items[item] = (
-                np.asarray(clusters, dtype=np.int64)[order],
-                np.asarray(chunk_of, dtype=np.int64)[order],
-                np.asarray(shared_of, dtype=np.int64)[order],
-                np.asarray(bits, dtype=np.uint64).reshape(-1, self.words)[order],
-            )
+        codes = {item: code for code, item in enumerate(model._homes)}
+        home_item, home_chunk, home_shared, home_count, home_bits, home_clusters = [], [], [], [], [], []
+        for idx, chunk in enumerate(model.chunks):
+            for item, bitset in chunk.bits.items():
+                home_item.append(codes[item])
+                home_chunk.append(-1 if chunk.shared else idx)
+                home_shared.append(idx if chunk.shared else -1)
+                home_count.append(bitset.bit_count())
+                home_bits.append(_words(0 if chunk.shared else bitset, self.words))
+                home_clusters.append(model._chunk_clusters[idx])
+        for p, cluster in enumerate(model.clusters):
+            for term in cluster.terms:
+                home_item.append(codes[term])
+                home_chunk.append(-1)
+                home_shared.append(-1)
+                home_count.append(0)
+                home_bits.append([0] * self.words)
+                home_clusters.append(np.array([p], dtype=np.int64))
+        lengths = np.fromiter((len(c) for c in home_clusters), dtype=np.int64, count=len(home_clusters))
+        clusters = np.concatenate(home_clusters) if home_clusters else np.zeros(0, dtype=np.int64)
+        item = np.repeat(np.asarray(home_item, dtype=np.int64), lengths)
+        order = np.lexsort((clusters, item))
+        self.cluster = clusters[order]
+        self.chunk = np.repeat(np.asarray(home_chunk, dtype=np.int64), lengths)[order]
+        self.shared = np.repeat(np.asarray(home_shared, dtype=np.int64), lengths)[order]
+        self.shared_count = np.repeat(np.asarray(home_count, dtype=np.int64), lengths)[order]
+        self.bits = np.repeat(np.asarray(home_bits, dtype=np.uint64).reshape(-1, self.words), lengths, axis=0)[order]
+        bounds = np.searchsorted(item[order], np.arange(len(codes) + 1))
+        self.span = {label: (int(bounds[c]), int(bounds[c + 1])) for label, c in codes.items()}
         self.cache: dict[frozenset[str], int] = {}
 
     def max_supports(self, itemsets: Iterable[Iterable[str]]) -> list[int]:
@@ -814,41 +822,72 @@ class MaxSupportIndex:
     def _max_support(self, items: frozenset[str]) -> int:
         if not items:
             return self.n_slots
-        entries = [self.items.get(item) for item in items]
-        if any(e is None for e in entries):
+        spans = [self.span.get(item) for item in items]
+        if any(s is None for s in spans):
             return 0
-        eligible = entries[0][0]
-        for clusters, *_ in entries[1:]:
-            eligible = np.intersect1d(eligible, clusters, assume_unique=True)
+        rows = [np.arange(a, b) for a, b in spans]
+        eligible = self.cluster[rows[0]]
+        for other in rows[1:]:
+            eligible = np.intersect1d(eligible, self.cluster[other], assume_unique=True)
             if not len(eligible):
                 return 0
-        at = [np.searchsorted(e[0], eligible) for e in entries]
-        chunk = np.stack([e[1][a] for e, a in zip(entries, at)])  # (items, clusters)
-        shared = np.stack([e[2][a] for e, a in zip(entries, at)])
-        bits = np.stack([e[3][a] for e, a in zip(entries, at)])  # (items, clusters, words)
+        at = np.stack([r[np.searchsorted(self.cluster[r], eligible)] for r in rows])  # (items, clusters)
+        chunk, shared = self.chunk[at], self.shared[at]
         cap = self.sizes[eligible].copy()
-        for i in range(len(entries)):
+        for i in range(len(rows)):
             in_chunk = chunk[i] >= 0
             if not in_chunk.any():
                 continue
-            joint = bits[i].copy()
-            for j in range(len(entries)):
+            joint = self.bits[at[i]]
+            for j in range(len(rows)):
                 if j != i:
                     same = (chunk[j] == chunk[i]) & in_chunk
-                    joint[same] &= bits[j][same]
+                    joint[same] &= self.bits[at[j][same]]
             count = np.bitwise_count(joint).sum(axis=1, dtype=np.int64)
             cap[in_chunk] = np.minimum(cap[in_chunk], count[in_chunk])
         term = ((chunk < 0) & (shared < 0)).any(axis=0)
         cap[term] = np.minimum(cap[term], self.term_caps[eligible][term])
-        if (shared < 0).all():
+        involved = shared >= 0
+        if not involved.any():
             return int(cap.sum())
+        ids, inverse = np.unique(shared[involved], return_inverse=True)
+        member = np.zeros((len(ids), len(eligible)), dtype=bool)
+        member[inverse, np.nonzero(involved)[1]] = True
+        holders = np.zeros((len(ids), len(rows)), dtype=bool)
+        holders[inverse, np.nonzero(involved)[0]] = True
+        single = holders.sum(axis=1) == 1
+        limit = self.shared_count[at[holders.argmax(axis=1), member.argmax(axis=1)]]
+        labels = list(items)
+        for s in np.flatnonzero(~single).tolist():
+            held = [labels[h] for h in np.flatnonzero(holders[s])]
+            limit[s] = self.model.chunks[int(ids[s])].rows_containing(held)
+        return _pack_laminar(cap, member, limit)
+
+
+def _pack_laminar(caps: np.ndarray, member: np.ndarray, limit: np.ndarray) -> int:
+    """:func:`_max_packing` with the sets as rows of a boolean matrix: the same
+    bottom-up greedy when they are nested or disjoint (checked on the matrix of
+    pairwise intersections), CP-SAT when two cross."""
+    sizes = member.sum(axis=1)
+    overlap = member.astype(np.int64) @ member.T.astype(np.int64)
+    if not ((overlap == 0) | (overlap == np.minimum(sizes[:, None], sizes[None, :]))).all():
         limits: dict[frozenset[int], int] = {}
-        for idx in np.unique(shared[shared >= 0]).tolist():
-            held = [item for item, row in zip(items, shared) if (row == idx).any()]
-            count = self.model.chunks[idx].rows_containing(held)
-            members = frozenset(np.flatnonzero((shared == idx).any(axis=0)).tolist())
-            limits[members] = min(count, limits.get(members, count))
-        return _max_packing(cap, limits)
+        for row, value in zip(member, limit.tolist()):
+            key = frozenset(np.flatnonzero(row).tolist())
+            limits[key] = min(value, limits.get(key, value))
+        return _max_packing_cpsat(caps, limits)
+    alone = (overlap > 0).sum(axis=1) == 1  # disjoint from every other set
+    total = int(np.minimum(limit[alone], member[alone] @ caps).sum())
+    caps = np.where(member[alone].any(axis=0), 0, caps)
+    top = np.full(len(caps), -1, dtype=np.int64)
+    best = np.zeros(len(sizes), dtype=np.int64)
+    for j in np.flatnonzero(~alone)[np.argsort(sizes[~alone], kind="stable")].tolist():
+        where = member[j]
+        tops = top[where]
+        children = np.unique(tops[tops >= 0])
+        best[j] = min(int(limit[j]), int(caps[where & (top < 0)].sum()) + int(best[children].sum()))
+        top[where] = j
+    return total + int(best[np.unique(top[top >= 0])].sum()) + int(caps[top < 0].sum())
 
 
 def _words(bitset: int, words: int) -> list[int]:
