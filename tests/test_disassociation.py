@@ -306,14 +306,20 @@ def test_release_properties(records: list[list[str]], config: tuple[str, int, in
         assert plain.release.stats["suppressed_records"] == 0
 
 
-def test_same_release_for_every_executor() -> None:
-    """Byte-identical release and trail for serial and process executors, 1 or 2 workers."""
+def test_same_release_for_every_executor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Byte-identical release and trail for serial and process executors, 1 or 2
+    workers. Small VERPART units make the process pool really run (a map of
+    fewer than 2 units per worker runs in-process)."""
+    import privtool.plugins.disassociation as plugin
+
+    monkeypatch.setattr(plugin, "UNIT_OCCURRENCES", 300)
     rng = np.random.default_rng(7)
     popularity = rng.zipf(1.6, size=6000) % 60
     sizes = rng.integers(1, 7, size=1000)
     cuts = np.cumsum(sizes)[:-1]
     records = [[f"i{x}" for x in part] for part in np.split(popularity[: sizes.sum()], cuts)]
     ds = Dataset.from_records(records)
+    assert ds.n_occurrences > 300 * 8
     options = {"k": 3, "m": 2, "max_cluster_size": 12, "partitioner": "adding"}
     outputs = set()
     for executor in (SerialExecutor(), ProcessExecutor(1), ProcessExecutor(2)):

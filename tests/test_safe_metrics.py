@@ -152,3 +152,13 @@ def test_expected_pair_supports_equal_the_reconstruction_model(release: Release)
     for key, value in zip(keys.tolist(), got.tolist()):
         pair = (labels[key // v], labels[key % v])
         assert value == pytest.approx(model.expected_support(pair), abs=1e-9), pair
+
+
+def test_rae_on_the_most_frequent_pairs_only() -> None:
+    original = Dataset.from_records(FIGURE1_RECORDS)
+    every = rae(figure1_release(), Evidence(original=original))
+    top = rae(figure1_release(), Evidence(original=original), max_pairs=6)
+    # the six pairs within {a, b, c, d} have support 4 or 5 and keep their exact
+    # support in the chunk; the four pairs with e (support 1) carry all the error
+    assert top["rae_pairs"] == 6 and top["rae_sum"] == 0.0
+    assert every["rae_pairs"] == 10 and every["rae_sum"] > 0

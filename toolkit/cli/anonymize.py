@@ -12,8 +12,7 @@ import click
 from ..errors import ParameterError
 from ..io import read_dataset
 from ..pipeline import run_method, stage_specs, write_outcome
-from ..progress import RichProgress
-from .common import app, describe_params, load_config, make_context, parse_component_options, run_options, stderr_console
+from .common import app, describe_params, load_config, running, parse_component_options, run_options, stderr_console
 
 
 @click.command(
@@ -72,12 +71,8 @@ def command(
     _, _, spec = stage_specs(registry, method, sanitizers)
     options = {**settings, **parse_component_options(ctx.args, spec, f"method {method!r}")}
     dataset = read_dataset(registry, data, fmt)
-    with RichProgress(stderr_console(), enabled=not quiet) as progress:
-        run_ctx = make_context(seed, executor, workers, scheduler, progress)
-        try:
-            outcome = run_method(registry, dataset, method, options, run_ctx, sanitizers)
-        finally:
-            run_ctx.executor.close()
+    with running(seed, executor, workers, scheduler, progress=not quiet) as run_ctx:
+        outcome = run_method(registry, dataset, method, options, run_ctx, sanitizers)
     write_outcome(outcome, output, trail)
     if not quiet:
         stats = outcome.release.stats

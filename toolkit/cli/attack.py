@@ -15,9 +15,8 @@ from rich.table import Table
 from ..assess import run_attacks
 from ..errors import EXIT_GUARANTEE_FAILED
 from ..params import merge_specs
-from ..progress import RichProgress
 from ..release import read_release
-from .common import app, echo_json, load_evidence, make_context, parse_component_options, run_options, stderr_console, stdout_console
+from .common import app, echo_json, load_evidence, running, parse_component_options, run_options, stdout_console
 
 SEVERITY_STYLE = {"breach": "bold red", "risk": "yellow", "info": "dim"}
 
@@ -63,12 +62,8 @@ def command(
     if targets is not None:
         options["targets"] = targets
     options = {k: v for k, v in options.items() if k in {p.name for p in spec}}
-    with RichProgress(stderr_console(), enabled=not quiet and not as_json) as progress:
-        run_ctx = make_context(seed, executor, workers, scheduler, progress)
-        try:
-            runs = run_attacks(registry, release, evidence, attacks, options, run_ctx)
-        finally:
-            run_ctx.executor.close()
+    with running(seed, executor, workers, scheduler, progress=not quiet and not as_json) as run_ctx:
+        runs = run_attacks(registry, release, evidence, attacks, options, run_ctx)
     breaches = sum(run.breaches for run in runs)
     if as_json:
         echo_json(

@@ -17,9 +17,8 @@ from ..audit.render import render_json, render_markdown, render_terminal
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import file_sha256
 from ..params import merge_specs
-from ..progress import RichProgress
 from ..release import read_release
-from .common import app, load_evidence, make_context, parse_component_options, run_options, stderr_console, stdout_console
+from .common import app, load_evidence, running, parse_component_options, run_options, stderr_console, stdout_console
 
 RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
 
@@ -60,12 +59,8 @@ def command(
     evidence = load_evidence(registry, original, data_format, trail)
     components = [*select(registry, "verifier", release, ()), *select(registry, "attack", release, attacks), *select(registry, "metric", release, ())]
     options = parse_component_options(ctx.args, merge_specs(c.params for c in components), "audit")
-    with RichProgress(stderr_console(), enabled=not quiet) as progress:
-        run_ctx = make_context(seed, executor, workers, scheduler, progress)
-        try:
-            audit = build_audit(registry, release, release_path, file_sha256(release_path), evidence, options, run_ctx, include_examples, attacks)
-        finally:
-            run_ctx.executor.close()
+    with running(seed, executor, workers, scheduler, progress=not quiet) as run_ctx:
+        audit = build_audit(registry, release, release_path, file_sha256(release_path), evidence, options, run_ctx, include_examples, attacks)
     if report_format == "terminal":
         render_terminal(audit, stdout_console())
     else:

@@ -8,7 +8,8 @@ import dataclasses
 import json
 import sys
 import tomllib
-from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
 from ..io import choose_format, read_dataset
 from ..params import Param
+from ..progress import RichProgress
 from ..registry import Registry, load_registry
 from ..trail import read_trail
 
@@ -66,8 +68,16 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def make_context(seed: int, executor: str, workers: int | None, scheduler: str | None, progress: Any) -> Context:
-    return Context(seed=seed, executor=make_executor(executor, workers, scheduler), progress=progress)
+@contextmanager
+def running(seed: int, executor: str, workers: int | None, scheduler: str | None, progress: bool) -> Iterator[Context]:
+    """The run context of a command: its executor (closed on the way out, even on
+    an error) and, when ``progress`` is true, rich progress bars on stderr."""
+    with RichProgress(stderr_console(), enabled=progress) as bars:
+        ctx = Context(seed=seed, executor=make_executor(executor, workers, scheduler), progress=bars)
+        try:
+            yield ctx
+        finally:
+            ctx.executor.close()
 
 
 def load_config(path: str | None) -> dict[str, Any]:

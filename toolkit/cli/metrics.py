@@ -20,17 +20,15 @@ from ..components import Evidence
 from ..errors import ParameterError
 from ..io import read_dataset
 from ..params import merge_specs
-from ..progress import RichProgress
 from ..release import read_release
 from ..trail import read_trail
 from .common import (
     app,
     describe_params,
     echo_json,
-    make_context,
+    running,
     parse_component_options,
     run_options,
-    stderr_console,
     stdout_console,
 )
 
@@ -86,12 +84,8 @@ def command(
         original=read_dataset(registry, original, fmt) if original else None,
         trail=read_trail(trail) if trail else None,
     )
-    with RichProgress(stderr_console(), enabled=not quiet and not as_json) as progress:
-        run_ctx = make_context(seed, executor, workers, scheduler, progress)
-        try:
-            results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names))
-        finally:
-            run_ctx.executor.close()
+    with running(seed, executor, workers, scheduler, progress=not quiet and not as_json) as run_ctx:
+        results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names))
     if as_json:
         echo_json({"release": release, "kind": published.kind, "seed": seed, "metrics": [r.to_json() for r in results]})
     else:

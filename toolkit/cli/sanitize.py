@@ -17,10 +17,9 @@ from ..components import Outcome
 from ..errors import InputError, ParameterError
 from ..params import merge_specs, resolve
 from ..pipeline import apply_sanitizers, stamp, write_outcome
-from ..progress import RichProgress
 from ..release import read_release
 from ..trail import Trail, read_trail
-from .common import app, load_config, make_context, parse_component_options, run_options, stderr_console
+from .common import app, load_config, running, parse_component_options, run_options, stderr_console
 
 
 @click.command("sanitize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -66,12 +65,8 @@ def command(
     from_release = {k: v for k, v in release.params.items() if k in names}
     options = {**from_release, **load_config(config), **parse_component_options(ctx.args, spec, "sanitize")}
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
-    with RichProgress(stderr_console(), enabled=not quiet) as progress:
-        run_ctx = make_context(seed, executor, workers, scheduler, progress)
-        try:
-            outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
-        finally:
-            run_ctx.executor.close()
+    with running(seed, executor, workers, scheduler, progress=not quiet) as run_ctx:
+        outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
     outcome = stamp(registry, outcome, str(release.provenance.get("input_sha256", "")), seed)
     write_outcome(outcome, output, trail_out)
     if not quiet:

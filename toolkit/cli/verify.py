@@ -11,10 +11,9 @@ from rich.table import Table
 from ..components import Evidence
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import file_sha256, read_dataset
-from ..progress import RichProgress
 from ..release import read_release
 from ..trail import read_trail
-from .common import app, echo_json, make_context, run_options, stderr_console, stdout_console
+from .common import app, echo_json, running, run_options, stdout_console
 
 ENGINES = ("auto", "cpsat", "enum", "both")
 
@@ -76,12 +75,8 @@ def command(
     release_sha = file_sha256(release)  # = Release.sha256() for a file written by privtool (canonical)
     original_sha = dataset.content_sha256() if dataset is not None else None
     evidence = Evidence(original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha})
-    with RichProgress(stderr_console(), enabled=not quiet and not as_json) as progress:
-        run_ctx = make_context(seed, executor, workers, scheduler, progress)
-        try:
-            certificates = verify_release(registry, published, evidence, run_ctx, k, m, engine, only)
-        finally:
-            run_ctx.executor.close()
+    with running(seed, executor, workers, scheduler, progress=not quiet and not as_json) as run_ctx:
+        certificates = verify_release(registry, published, evidence, run_ctx, k, m, engine, only)
     bad = failed(certificates)
     if as_json:
         echo_json({
