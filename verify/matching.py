@@ -17,7 +17,7 @@ Only the records that changed reach the flow.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 Record = tuple[str, ...]
 
@@ -98,6 +98,33 @@ def unmatched_generalizations(
                     if generalizes(g, o, ancestors):
                         candidates_of[g].append(o)
     return _flow_unmatched(pub, orig, lambda g: candidates_of[g])
+
+
+def assignment_is_matching(
+    published: Sequence[Record],
+    originals: Sequence[Record],
+    assignment: Sequence[object],
+    labels_of: Mapping[object, Sequence[str]],
+    ancestors: dict[str, frozenset[str]],
+) -> bool:
+    """Whether a claimed assignment (original record ``i`` is published as the
+    labels ``labels_of[assignment[i]]``) is a perfect matching: every original
+    record is generalized by its claimed record and the claimed records are
+    exactly the published multiset. A valid assignment is a certificate checked
+    in linear time (the trail is not trusted: it is checked); when it fails,
+    :func:`unmatched_generalizations` searches for a matching itself."""
+    if len(assignment) != len(originals):
+        return False
+    claimed: Counter[Record] = Counter()
+    for original, group in zip(originals, assignment):
+        labels = labels_of.get(group) if isinstance(group, str) else None
+        if labels is None:
+            return False
+        record = tuple(sorted(set(labels)))
+        if not generalizes(record, tuple(original), ancestors):
+            return False
+        claimed[record] += 1
+    return claimed == Counter(tuple(sorted(set(r))) for r in published)
 
 
 def generalizes(g: Record, o: Record, ancestors: dict[str, frozenset[str]]) -> bool:
