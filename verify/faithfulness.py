@@ -109,7 +109,6 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
     suppressed = set(trail.suppressed_records)
     clusters = {c.id: c for c in release.clusters}
     records = [set(r) for r in original.to_label_records()]
-    labels = {label: i for i, label in enumerate(original.labels)}
     for entry in trail.removed_items:
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and 0 <= entry[0] < n and entry[1] in records[entry[0]]):
             raise Unfaithful({"problem": "the trail removes an item the original record does not hold", "entry": entry})
@@ -169,16 +168,10 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         lost = remaining - set(c.term_chunk)  # items published nowhere
         if lost:
             silent += sum(len(row & lost) for row in rows)
-    item_ptr, holders = original.item_index  # records holding each item: shared chunks span many records
     for j in release.joint_clusters:
-        inside = set(under[j.id])
+        inside = sorted(set(under[j.id]))  # the records of the joint cluster's member clusters
         for index, (chunk, domain) in enumerate(zip(j.shared_chunks, shared_domains[j.id])):
-            touched: set[int] = set()
-            for label in domain:
-                if label in labels:
-                    i = labels[label]
-                    touched.update(holders[item_ptr[i] : item_ptr[i + 1]].tolist())
-            rows = [records[p] for p in sorted(touched & inside)]
+            rows = [records[p] for p in inside if not records[p].isdisjoint(domain)]
             where = {"joint_cluster": j.id, "shared_chunk": index}
             silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(j.id, index)])
     if silent:
