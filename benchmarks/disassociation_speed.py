@@ -6,7 +6,7 @@ and synthetic bms-pos-like files of 50k, 100k, 200k and 515,597 records
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/disassociation_speed.py [--repeat 3] [--work /tmp/privtool-speed] \\
+    .venv/bin/python benchmarks/disassociation_speed.py [--repeat 3] [--work benchmarks/out/privtool-speed] \\
         [--sizes 50000,100000,200000,515597] [--executor process] [--out docs/results/disassociation-speed]
 
 Each run is a fresh process (start-up, reading, anonymizing, writing the
@@ -60,7 +60,7 @@ def synth_file(work: Path, records: int) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--work", default="/tmp/privtool-speed")
+    parser.add_argument("--work", default="benchmarks/out/privtool-speed")
     parser.add_argument("--sizes", default="50000,100000,200000,515597")
     parser.add_argument("--executor", default="process")
     parser.add_argument("--out", default=None, metavar="PREFIX")

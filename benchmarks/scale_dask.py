@@ -1,7 +1,7 @@
 """Scale run: a large `privtool synth --like bms-pos` file disassociated,
 sanitised and verified with the Dask executor, with time and peak memory per stage.
 
-    python benchmarks/scale_dask.py --records 5000000 --workers 2 --dir /tmp/scale
+    python benchmarks/scale_dask.py --records 5000000 --workers 2 --dir benchmarks/out/scale
 
 Each stage runs as its own process (the real `privtool` command line, in
 process through `privtool.cli.main`) and reports wall time, CPU time and peak
