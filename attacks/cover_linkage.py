@@ -291,7 +291,7 @@ class CoverLinkage(Attack):
     name = NAME
     summary = "items linked with certainty through the cover problem (safe-disassociation paper, lemma 1)"
     applies_to = ("disassociated",)
-    criterion = "linkability"
+    criterion = "inference"
     params = (Param("known", int, None, "items the adversary knows (default: the release's m).", min=1),)
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:

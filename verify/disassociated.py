@@ -75,7 +75,7 @@ class CoverFreedom(Verifier):
     summary = "No chunk has a covered item (safe disassociation, Awad et al. Definitions 3-4)."
     params = (ENGINE,)
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated",)
-    criterion: ClassVar[str] = "linkability"
+    criterion: ClassVar[str] = "inference"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
