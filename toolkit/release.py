@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,14 +40,23 @@ def canonical_itemset(items: Sequence[str]) -> list[str]:
     return sorted(set(items), key=label_sort_key)
 
 
-def _itemset_key(items: Sequence[str]) -> tuple:
-    return tuple(label_sort_key(label) for label in items)
+class _LabelOrder:
+    """The canonical order of every label of one release, as integer ranks, so
+    that sorting millions of sub-records compares integers, not key tuples. The
+    order is :func:`label_sort_key`'s; a sequence of ranks compares as the
+    sequence of keys would (ranks are monotone in the key)."""
 
+    def __init__(self, labels: Iterable[str]) -> None:
+        self.rank = {label: i for i, label in enumerate(sorted(set(labels), key=label_sort_key))}
 
-def canonical_chunk(chunk: Sequence[Sequence[str]]) -> Chunk:
-    """Sub-records in canonical order (each sorted, then sorted among themselves)."""
-    rows = [canonical_itemset(row) for row in chunk]
-    return sorted(rows, key=_itemset_key)
+    def itemset(self, items: Sequence[str]) -> list[str]:
+        return sorted(set(items), key=self.rank.__getitem__)
+
+    def chunk(self, chunk: Sequence[Sequence[str]]) -> Chunk:
+        """Sub-records in canonical order (each sorted, then sorted among themselves)."""
+        rank = self.rank
+        rows = [self.itemset(row) for row in chunk]
+        return sorted(rows, key=lambda row: [rank[label] for label in row])
 
 
 @dataclass
@@ -92,22 +101,36 @@ class Release:
 
     def canonical(self) -> "Release":
         """A copy with every publishable order canonical (see module doc)."""
+        order = _LabelOrder(self._labels())
         return Release(
             kind=self.kind,
             params=dict(self.params),
             provenance=dict(self.provenance),
             stats=dict(self.stats),
             clusters=[
-                Cluster(c.id, c.size, [canonical_chunk(ch) for ch in c.record_chunks], canonical_itemset(c.term_chunk))
+                Cluster(c.id, c.size, [order.chunk(ch) for ch in c.record_chunks], order.itemset(c.term_chunk))
                 for c in self.clusters
             ],
             joint_clusters=[
-                JointCluster(j.id, list(j.members), [canonical_chunk(ch) for ch in j.shared_chunks])
-                for j in self.joint_clusters
+                JointCluster(j.id, list(j.members), [order.chunk(ch) for ch in j.shared_chunks]) for j in self.joint_clusters
             ],
-            records=canonical_chunk(self.records),
+            records=order.chunk(self.records),
             hierarchy=self.hierarchy,
         )
+
+    def _labels(self) -> Iterator[str]:
+        """Every item label the release publishes (with repeats)."""
+        for c in self.clusters:
+            yield from c.term_chunk
+            for chunk in c.record_chunks:
+                for row in chunk:
+                    yield from row
+        for j in self.joint_clusters:
+            for chunk in j.shared_chunks:
+                for row in chunk:
+                    yield from row
+        for row in self.records:
+            yield from row
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the canonical release (only the fields of its kind)."""
