@@ -26,7 +26,7 @@ def main() -> None:
             if row.get(opts.measure) not in (None, ""):
                 values[row["method"]][row[opts.axis]].append(float(row[opts.measure]) * opts.scale)
     columns = sorted({x for by_x in values.values() for x in by_x}, key=float)
-    print(f"| method | " + " | ".join(f"{opts.axis}={x}" for x in columns) + " |")
+    print("| method | " + " | ".join(f"{opts.axis}={x}" for x in columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for method, by_x in values.items():
         cells = [f"{sum(v) / len(v):.{opts.digits}f}" if (v := by_x.get(x)) else "" for x in columns]

@@ -12,7 +12,16 @@ import click
 from ..errors import ParameterError
 from ..io import read_dataset
 from ..pipeline import run_method, stage_specs, write_outcome
-from .common import app, describe_params, load_config, running, parse_component_options, run_options, stderr_console
+from .common import (
+    RunSettings,
+    app,
+    describe_params,
+    load_config,
+    parse_component_options,
+    run_options,
+    running,
+    stderr_console,
+)
 
 
 @click.command(
@@ -28,7 +37,6 @@ from .common import app, describe_params, load_config, running, parse_component_
 @click.option("--trail", default=None, metavar="TRAIL.json", help="Also write the private audit trail (never publish it).")
 @click.option("--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win).")
 @click.option("--list", "list_methods", is_flag=True, help="List the methods and sanitizers with their options.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @run_options
 @click.pass_context
 def command(
@@ -41,11 +49,7 @@ def command(
     trail: str | None,
     config: str | None,
     list_methods: bool,
-    quiet: bool,
-    seed: int,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
+    run: RunSettings,
 ) -> int:
     """Anonymize DATA with a method (and optional sanitizers) into a release."""
     registry = app(ctx).registry
@@ -71,10 +75,10 @@ def command(
     _, _, spec = stage_specs(registry, method, sanitizers)
     options = {**settings, **parse_component_options(ctx.args, spec, f"method {method!r}")}
     dataset = read_dataset(registry, data, fmt)
-    with running(seed, executor, workers, scheduler, progress=not quiet) as run_ctx:
+    with running(run) as run_ctx:
         outcome = run_method(registry, dataset, method, options, run_ctx, sanitizers)
     write_outcome(outcome, output, trail)
-    if not quiet:
+    if not run.quiet:
         stats = outcome.release.stats
         stderr_console().print(f"wrote {output} ({outcome.release.kind}; {', '.join(f'{k}={v}' for k, v in stats.items())})")
     return 0

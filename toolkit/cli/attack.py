@@ -16,7 +16,16 @@ from ..assess import run_attacks
 from ..errors import EXIT_GUARANTEE_FAILED
 from ..params import merge_specs
 from ..release import read_release
-from .common import app, echo_json, load_evidence, running, parse_component_options, run_options, stdout_console
+from .common import (
+    RunSettings,
+    app,
+    echo_json,
+    load_evidence,
+    parse_component_options,
+    run_options,
+    running,
+    stdout_console,
+)
 
 SEVERITY_STYLE = {"breach": "bold red", "risk": "yellow", "info": "dim"}
 
@@ -31,7 +40,6 @@ SEVERITY_STYLE = {"breach": "bold red", "risk": "yellow", "info": "dim"}
 @click.option("--targets", type=click.IntRange(min=1), default=None, help="Attack a seeded sample of this many targets (default: all).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=30, show_default=True, help="Findings shown in the table.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @run_options
 @click.pass_context
 def command(
@@ -45,11 +53,7 @@ def command(
     targets: int | None,
     as_json: bool,
     max_rows: int,
-    quiet: bool,
-    seed: int,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
+    run: RunSettings,
 ) -> int:
     """Attack RELEASE as an adversary would; exit 1 if a finding breaks its guarantee."""
     registry = app(ctx).registry
@@ -62,7 +66,7 @@ def command(
     if targets is not None:
         options["targets"] = targets
     options = {k: v for k, v in options.items() if k in {p.name for p in spec}}
-    with running(seed, executor, workers, scheduler, progress=not quiet and not as_json) as run_ctx:
+    with running(run, progress=not as_json) as run_ctx:
         runs = run_attacks(registry, release, evidence, attacks, options, run_ctx)
     breaches = sum(run.breaches for run in runs)
     if as_json:

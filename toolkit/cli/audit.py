@@ -18,7 +18,16 @@ from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import file_sha256
 from ..params import merge_specs
 from ..release import read_release
-from .common import app, load_evidence, running, parse_component_options, run_options, stderr_console, stdout_console
+from .common import (
+    RunSettings,
+    app,
+    load_evidence,
+    parse_component_options,
+    run_options,
+    running,
+    stderr_console,
+    stdout_console,
+)
 
 RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
 
@@ -32,7 +41,6 @@ RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
 @click.option("-o", "--output", default=None, metavar="REPORT", help="Where to write the report (required unless --format terminal).")
 @click.option("--include-examples", is_flag=True, help="Include original records in the evidence (never do this for a report you publish).")
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @run_options
 @click.pass_context
 def command(
@@ -45,11 +53,7 @@ def command(
     output: str | None,
     include_examples: bool,
     attacks: tuple[str, ...],
-    quiet: bool,
-    seed: int,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
+    run: RunSettings,
 ) -> int:
     """Verify, attack and measure RELEASE, and write a compliance report."""
     if report_format != "terminal" and output is None:
@@ -59,12 +63,12 @@ def command(
     evidence = load_evidence(registry, original, data_format, trail)
     components = [*select(registry, "verifier", release, ()), *select(registry, "attack", release, attacks), *select(registry, "metric", release, ())]
     options = parse_component_options(ctx.args, merge_specs(c.params for c in components), "audit")
-    with running(seed, executor, workers, scheduler, progress=not quiet) as run_ctx:
+    with running(run) as run_ctx:
         audit = build_audit(registry, release, release_path, file_sha256(release_path), evidence, options, run_ctx, include_examples, attacks)
     if report_format == "terminal":
         render_terminal(audit, stdout_console())
     else:
         write_text_atomic(output, RENDERERS[report_format](audit))
-        if not quiet:
+        if not run.quiet:
             stderr_console().print(f"Verdict: {audit.verdict}. Report written to {output}", markup=False)
     return 0 if audit.verdict == "PASS" else EXIT_GUARANTEE_FAILED

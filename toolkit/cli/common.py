@@ -5,11 +5,12 @@ context options, ``--config`` files and component options given as free
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sys
 import tomllib
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,21 +60,40 @@ def echo_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """The options of a command that maps work over clusters, chunks or targets."""
+
+    seed: int
+    executor: str
+    workers: int | None
+    scheduler: str | None
+    quiet: bool
+
+
 def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``--seed``, ``--executor``, ``--workers``, ``--scheduler`` for commands that map work."""
-    f = click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address (with --executor dask); none starts a local cluster.")(f)
-    f = click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")(f)
-    f = click.option("--executor", type=click.Choice(EXECUTOR_NAMES), default="process", show_default=True, help="Where per-cluster/per-chunk work runs; the result is the same for every choice.")(f)
-    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")(f)
-    return f
+    """Add ``--seed``, ``--executor``, ``--workers``, ``--scheduler`` and ``--quiet``
+    to a command, which receives them as one ``run: RunSettings`` argument."""
+
+    @functools.wraps(f)
+    def command(*args: Any, seed: int, executor: str, workers: int | None, scheduler: str | None, quiet: bool, **kwargs: Any) -> Any:
+        return f(*args, run=RunSettings(seed, executor, workers, scheduler, quiet), **kwargs)
+
+    command = click.option("--quiet", "-q", is_flag=True, help="No progress bars.")(command)
+    command = click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address (with --executor dask); none starts a local cluster.")(command)
+    command = click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")(command)
+    command = click.option("--executor", type=click.Choice(EXECUTOR_NAMES), default="process", show_default=True, help="Where per-cluster/per-chunk work runs; the result is the same for every choice.")(command)
+    command = click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")(command)
+    return command
 
 
 @contextmanager
-def running(seed: int, executor: str, workers: int | None, scheduler: str | None, progress: bool) -> Iterator[Context]:
+def running(run: RunSettings, progress: bool = True) -> Iterator[Context]:
     """The run context of a command: its executor (closed on the way out, even on
-    an error) and, when ``progress`` is true, rich progress bars on stderr."""
-    with RichProgress(stderr_console(), enabled=progress) as bars:
-        ctx = Context(seed=seed, executor=make_executor(executor, workers, scheduler), progress=bars)
+    an error) and rich progress bars on stderr unless ``--quiet`` (or ``progress``
+    is false, e.g. for JSON output)."""
+    with RichProgress(stderr_console(), enabled=progress and not run.quiet) as bars:
+        ctx = Context(seed=run.seed, executor=make_executor(run.executor, run.workers, run.scheduler), progress=bars)
         try:
             yield ctx
         finally:

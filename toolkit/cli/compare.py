@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import shlex
-from contextlib import nullcontext
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from ..context import Context, SilentProgress
 from ..errors import ParameterError
 from ..executors import make_executor
 from ..io import read_dataset
-from .common import app, run_options, stderr_console
+from .common import RunSettings, app, run_options, stderr_console
 
 
 def _value(text: str) -> Any:
@@ -62,10 +62,9 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
 @click.option("-o", "--output", required=True, metavar="DIR", help="Output folder (created; finished cells in it are reused).")
 @click.option("--no-verify", is_flag=True, help="Skip verification (faster; the results say so).")
 @click.option("--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: every metric that applies).")
-@click.option("--quiet", "-q", is_flag=True, help="No live table.")
 @run_options
 @click.pass_context
-def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, output: str, no_verify: bool, metrics: tuple[str, ...], quiet: bool, seed: int, executor: str, workers: int | None, scheduler: str | None) -> int:
+def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, output: str, no_verify: bool, metrics: tuple[str, ...], run: RunSettings) -> int:
     """Run each method on DATA over a grid, verify and measure every release, and
     write results.csv, results.json, plots and index.html to DIR (resumable)."""
     registry = app(ctx).registry
@@ -96,13 +95,13 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
     dataset = read_dataset(registry, data, fmt)
     input_sha = dataset.content_sha256()
-    cells = grid(specs, axes, repeat, seed)
+    cells = grid(specs, axes, repeat, run.seed)
     meta = {"data": data, "input_sha256": input_sha, "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "", "verified": not no_verify, "metrics": list(metrics) or "all that apply"}
     status: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
-    run_executor = make_executor(executor, workers, scheduler)
+    run_executor = make_executor(run.executor, run.workers, run.scheduler)
     try:
-        live_view = nullcontext() if quiet else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
+        live_view = nullcontext() if run.quiet else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
         with live_view as live:
             for cell in cells:
                 key = cell.key(input_sha, (not no_verify, *metrics))
@@ -124,6 +123,6 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
     finally:
         run_executor.close()
     write_outputs(out_dir, meta, rows, list(axes))
-    if not quiet:
+    if not run.quiet:
         stderr_console().print(f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False)
     return 0

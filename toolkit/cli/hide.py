@@ -22,10 +22,10 @@ from ..mining import Thresholds
 from ..params import resolve
 from ..pipeline import stamp, write_outcome
 from ..registry import Registry
+from ..removals import apply_trail_removals
 from ..rulefile import read_rule_file, resolve_rules, rules_text
 from ..trail import write_trail
-from ..removals import apply_trail_removals
-from .common import app, running, parse_component_options, stderr_console
+from .common import RunSettings, app, parse_component_options, running, stderr_console
 
 RULE_OPTIONS = {"sensitive_rules", "min_support", "min_confidence"}
 
@@ -66,7 +66,7 @@ def command(ctx: click.Context, data: str, rules_file: str, min_support: float, 
     thresholds = Thresholds.of(min_support, min_confidence, dataset.n_records)
     rules = resolve_rules(entries, dataset, thresholds, rules_file)
     options = {"sensitive_rules": rules_text(rules), "min_support": min_support, "min_confidence": min_confidence, **extra}
-    with running(seed, "serial", None, None, progress=not quiet) as run_ctx:
+    with running(RunSettings(seed, "serial", None, None, quiet)) as run_ctx:
         outcome = hide(registry, dataset, sanitizer, options, run_ctx)
     write_dataset(registry, apply_trail_removals(dataset, outcome.trail.removed_items), output, fmt_name)
     if release:

@@ -9,7 +9,7 @@ from rich.tree import Tree
 from ..errors import ParameterError
 from ..hierarchy import Hierarchy, parse_lengths, read_hierarchy
 from ..io import read_dataset
-from .common import app, echo_json, stdout_console, stderr_console
+from .common import app, echo_json, stderr_console, stdout_console
 
 _IN_FORMATS = click.Choice(["auto", "edges", "paths"])
 

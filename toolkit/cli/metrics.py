@@ -23,12 +23,13 @@ from ..params import merge_specs
 from ..release import read_release
 from ..trail import read_trail
 from .common import (
+    RunSettings,
     app,
     describe_params,
     echo_json,
-    running,
     parse_component_options,
     run_options,
+    running,
     stdout_console,
 )
 
@@ -46,7 +47,6 @@ from .common import (
 @click.option("--samples", type=click.IntRange(min=1), default=None, help="Reconstructions sampled per metric (default: each metric's own).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--list", "list_metrics", is_flag=True, help="List the metrics with their options.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @run_options
 @click.pass_context
 def command(
@@ -59,11 +59,7 @@ def command(
     samples: int | None,
     as_json: bool,
     list_metrics: bool,
-    quiet: bool,
-    seed: int,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
+    run: RunSettings,
 ) -> int:
     """Utility and risk metrics of RELEASE."""
     registry = app(ctx).registry
@@ -84,10 +80,10 @@ def command(
         original=read_dataset(registry, original, fmt) if original else None,
         trail=read_trail(trail) if trail else None,
     )
-    with running(seed, executor, workers, scheduler, progress=not quiet and not as_json) as run_ctx:
+    with running(run, progress=not as_json) as run_ctx:
         results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names))
     if as_json:
-        echo_json({"release": release, "kind": published.kind, "seed": seed, "metrics": [r.to_json() for r in results]})
+        echo_json({"release": release, "kind": published.kind, "seed": run.seed, "metrics": [r.to_json() for r in results]})
     else:
         _print_table(release, results)
     return 0

@@ -19,7 +19,15 @@ from ..params import merge_specs, resolve
 from ..pipeline import apply_sanitizers, stamp, write_outcome
 from ..release import read_release
 from ..trail import Trail, read_trail
-from .common import app, load_config, running, parse_component_options, run_options, stderr_console
+from .common import (
+    RunSettings,
+    app,
+    load_config,
+    parse_component_options,
+    run_options,
+    running,
+    stderr_console,
+)
 
 
 @click.command("sanitize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -29,7 +37,6 @@ from .common import app, load_config, running, parse_component_options, run_opti
 @click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of RELEASE.")
 @click.option("--trail-out", default=None, metavar="NEW_TRAIL.json", help="Write the trail of the sanitized release.")
 @click.option("--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @run_options
 @click.pass_context
 def command(
@@ -40,11 +47,7 @@ def command(
     trail: str | None,
     trail_out: str | None,
     config: str | None,
-    quiet: bool,
-    seed: int,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
+    run: RunSettings,
 ) -> int:
     """Apply sanitizers to RELEASE and write the result."""
     registry = app(ctx).registry
@@ -65,11 +68,11 @@ def command(
     from_release = {k: v for k, v in release.params.items() if k in names}
     options = {**from_release, **load_config(config), **parse_component_options(ctx.args, spec, "sanitize")}
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
-    with running(seed, executor, workers, scheduler, progress=not quiet) as run_ctx:
+    with running(run) as run_ctx:
         outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
-    outcome = stamp(registry, outcome, str(release.provenance.get("input_sha256", "")), seed)
+    outcome = stamp(registry, outcome, str(release.provenance.get("input_sha256", "")), run.seed)
     write_outcome(outcome, output, trail_out)
-    if not quiet:
+    if not run.quiet:
         stats = outcome.release.stats
         stderr_console().print(f"wrote {output} ({', '.join(f'{k}={v}' for k, v in stats.items())})")
     return 0

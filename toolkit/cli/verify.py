@@ -13,7 +13,7 @@ from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import file_sha256, read_dataset
 from ..release import read_release
 from ..trail import read_trail
-from .common import app, echo_json, running, run_options, stdout_console
+from .common import RunSettings, app, echo_json, run_options, running, stdout_console
 
 ENGINES = ("auto", "cpsat", "enum", "both")
 
@@ -41,7 +41,6 @@ def _short(obj: object, limit: int = 90) -> str:
 @click.option("--engine", type=click.Choice(ENGINES), default="auto", show_default=True, help="cpsat, enum, both (cross-check) or auto (by chunk size).")
 @click.option("--only", "only", multiple=True, metavar="NAME", help="Run only this verifier (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @run_options
 @click.pass_context
 def command(
@@ -55,11 +54,7 @@ def command(
     engine: str,
     only: tuple[str, ...],
     as_json: bool,
-    quiet: bool,
-    seed: int,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
+    run: RunSettings,
 ) -> int:
     """Prove or refute every guarantee of RELEASE (trusting nothing the anonymizer says)."""
     from ..verify.runner import failed, verify_release
@@ -75,7 +70,7 @@ def command(
     release_sha = file_sha256(release)  # = Release.sha256() for a file written by privtool (canonical)
     original_sha = dataset.content_sha256() if dataset is not None else None
     evidence = Evidence(original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha})
-    with running(seed, executor, workers, scheduler, progress=not quiet and not as_json) as run_ctx:
+    with running(run, progress=not as_json) as run_ctx:
         certificates = verify_release(registry, published, evidence, run_ctx, k, m, engine, only)
     bad = failed(certificates)
     if as_json:
