@@ -25,7 +25,6 @@ from privtool.errors import MissingEvidence
 from privtool.hookspecs import hookimpl
 from privtool.itemset_mining import (
     Itemset,
-    itemset_support,
     pair_supports,
     top_itemsets,
 )
@@ -90,7 +89,7 @@ def top_k_deviation(dataset: Dataset, reference: list[Itemset], top_k: int, min_
     K-th most frequent itemset (ties at the boundary all count as top-K)."""
     found = top_itemsets(dataset, top_k, min_size, max_size)
     threshold = found[-1][1] if len(found) >= top_k else 1
-    preserved = sum(1 for itemset in reference if itemset_support(dataset, itemset) >= threshold)
+    preserved = sum(1 for itemset in reference if dataset.support_of_labels(itemset) >= threshold)
     return 1.0 - preserved / len(reference)
 
 

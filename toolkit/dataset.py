@@ -155,6 +155,14 @@ class Dataset:
                 break
         return int(len(common))
 
+    def support_of_labels(self, labels: Iterable[str]) -> int:
+        """:meth:`support` of an itemset given by labels; 0 when a label is not
+        in the vocabulary (no record holds it)."""
+        try:
+            return self.support(self.ids_of(labels))
+        except KeyError:
+            return 0
+
     def to_label_records(self) -> list[list[str]]:
         """All records as lists of labels (for writers and small data)."""
         labels = self.labels

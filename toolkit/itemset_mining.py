@@ -21,7 +21,7 @@ from .dataset import Dataset, label_sort_key
 Itemset = tuple[str, ...]
 
 
-def _transactions(dataset: Dataset) -> list[list[int]]:
+def pyfim_transactions(dataset: Dataset) -> list[list[int]]:
     """The records as id lists, plus the empty record that keeps pyfim exact."""
     flat, bounds = dataset.items.tolist(), dataset.indptr.tolist()
     return [flat[bounds[i] : bounds[i + 1]] for i in range(dataset.n_records)] + [[]]
@@ -33,7 +33,7 @@ def _canonical(dataset: Dataset, ids: Sequence[int]) -> Itemset:
 
 def itemsets_above(dataset: Dataset, threshold: int, min_size: int, max_size: int) -> dict[Itemset, int]:
     """Every itemset of ``min_size..max_size`` items with support >= ``threshold`` (>= 1)."""
-    return _mine(dataset, _transactions(dataset), threshold, min_size, max_size)
+    return _mine(dataset, pyfim_transactions(dataset), threshold, min_size, max_size)
 
 
 def _mine(dataset: Dataset, transactions: list[list[int]], threshold: int, min_size: int, max_size: int) -> dict[Itemset, int]:
@@ -61,7 +61,7 @@ def top_itemsets(dataset: Dataset, count: int, min_size: int = 2, max_size: int 
     if not len(supports) or supports[0] == 0:
         return []
     threshold = int(max(1, supports[min(count, len(supports)) - 1]))
-    transactions = _transactions(dataset)
+    transactions = pyfim_transactions(dataset)
     while True:
         found = _mine(dataset, transactions, threshold, min_size, max_size)
         if len(found) >= count or threshold == 1:
@@ -69,15 +69,6 @@ def top_itemsets(dataset: Dataset, count: int, min_size: int = 2, max_size: int 
         threshold = max(1, min(threshold - 1, int(threshold * 0.7)))
     ranked = sorted(found.items(), key=lambda kv: (-kv[1], [label_sort_key(x) for x in kv[0]]))
     return ranked[:count]
-
-
-def itemset_support(dataset: Dataset, itemset: Itemset) -> int:
-    """Support of an itemset given by labels (0 when a label is not in the vocabulary)."""
-    try:
-        ids = [dataset.id_of(label) for label in itemset]
-    except KeyError:
-        return 0
-    return dataset.support(ids)
 
 
 def pair_supports(dataset: Dataset, labels: Sequence[str]) -> np.ndarray:

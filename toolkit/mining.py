@@ -33,7 +33,7 @@ import numpy as np
 
 from .dataset import Dataset, label_sort_key
 from .errors import ParameterError
-from .itemset_mining import _transactions  # pyfim input, with the empty record that keeps it exact
+from .itemset_mining import pyfim_transactions  # pyfim input, with the empty record that keeps it exact
 
 Labels = tuple[str, ...]
 
@@ -157,7 +157,7 @@ def frequent_itemsets(dataset: Dataset, min_support: int, maximal: bool = False)
 
     if min_support < 1:
         raise ParameterError(f"the minimum support count must be at least 1, not {min_support}.")
-    found = fim.fim(_transactions(dataset), target="m" if maximal else "s", supp=-min_support, report="a")
+    found = fim.fim(pyfim_transactions(dataset), target="m" if maximal else "s", supp=-min_support, report="a")
     return {frozenset(itemset): int(support) for itemset, support in found}
 
 
@@ -172,7 +172,7 @@ def association_rules(dataset: Dataset, thresholds: Thresholds) -> list[MinedRul
     # the exact test below has the last word.
     conf_percent = max(0.0, float(thresholds.min_confidence) * 100.0 - 1e-6)
     found = fim.arules(
-        _transactions(dataset), supp=-thresholds.min_support, conf=conf_percent, zmin=2, report="ab", mode="o"
+        pyfim_transactions(dataset), supp=-thresholds.min_support, conf=conf_percent, zmin=2, report="ab", mode="o"
     )
     rules = []
     for head, body, support, body_support in found:
@@ -188,18 +188,9 @@ def rule_sort_key(rule: Rule) -> tuple:
     return (tuple(map(label_sort_key, rule.antecedent)), tuple(map(label_sort_key, rule.consequent)))
 
 
-def support_of_labels(dataset: Dataset, labels: Sequence[str]) -> int:
-    """Support count of an itemset given by labels (0 when a label is absent)."""
-    try:
-        ids = dataset.ids_of(labels)
-    except KeyError:
-        return 0
-    return dataset.support(ids)
-
-
 def rule_counts(dataset: Dataset, rule: Rule) -> tuple[int, int]:
     """``(s(XY), s(X))`` of ``rule`` in ``dataset``."""
-    return support_of_labels(dataset, rule.itemset), support_of_labels(dataset, rule.antecedent)
+    return dataset.support_of_labels(rule.itemset), dataset.support_of_labels(rule.antecedent)
 
 
 def rule_universe(dataset: Dataset, thresholds: Thresholds, extra: Iterable[Rule] = ()) -> set[Rule]:
