@@ -195,7 +195,12 @@ class Dataset:
 
     def content_sha256(self) -> str:
         """SHA-256 of the canonical FIMI-like text of the records (labels, one
-        record a line, items in canonical order): independent of the file format."""
+        record a line, items in canonical order): independent of the file format.
+        Computed once per dataset (it is immutable)."""
+        return self._content_sha256
+
+    @cached_property
+    def _content_sha256(self) -> str:
         digest = hashlib.sha256()
         for record in self.to_label_records():
             digest.update((" ".join(record) + "\n").encode("utf-8"))
