@@ -31,6 +31,7 @@ the target's items were not published together (suppressed): no link.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -107,27 +108,19 @@ class _RecordCounter:
         return int(self.weights[common].sum())
 
 
-def _leaves_under(hierarchy: dict[str, Any]) -> Callable[[str], frozenset[str]]:
+def _leaves_under(hierarchy_json: dict[str, Any]) -> Callable[[str], frozenset[str]]:
     """Leaves of the published hierarchy under each node (a leaf covers itself)."""
-    children: dict[str, list[str]] = {}
-    for child, parent in hierarchy["edges"]:
-        children.setdefault(parent, []).append(child)
-    memo: dict[str, frozenset[str]] = {}
+    from privtool.hierarchy import Hierarchy
 
-    def leaves(node: str) -> frozenset[str]:
-        if node not in memo:
-            stack, out = [node], set()
-            while stack:
-                current = stack.pop()
-                kids = children.get(current)
-                if kids:
-                    stack.extend(kids)
-                else:
-                    out.add(current)
-            memo[node] = frozenset(out)
-        return memo[node]
+    hierarchy = Hierarchy.from_json(hierarchy_json)
+    leaves = np.flatnonzero(hierarchy.is_leaf)
 
-    return leaves
+    @functools.cache
+    def leaves_under(label: str) -> frozenset[str]:
+        below = leaves[hierarchy.is_ancestor_or_self(hierarchy.node_id(label), leaves)]
+        return frozenset(hierarchy.labels[v] for v in below)
+
+    return leaves_under
 
 
 class _ReconstructionCounter:
@@ -154,7 +147,7 @@ def match_counter(release: Release) -> _RecordCounter | _ReconstructionCounter:
     if release.kind == "disassociated":
         return _ReconstructionCounter(release)
     if release.kind == "generalized":
-        leaves = _leaves_under(release.hierarchy or {"edges": []})
+        leaves = _leaves_under(release.hierarchy or {"root": "", "edges": []})
         return _RecordCounter([frozenset().union(*(leaves(label) for label in record)) for record in release.records])
     return _RecordCounter([frozenset(record) for record in release.records])
 
