@@ -42,27 +42,39 @@ def stage(name: str, args: list[str]) -> dict:
     return result
 
 
+STAGES = ("synth", "disassociate", "sanitize", "verify")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=5_000_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("--dir", type=Path, default=Path("benchmarks/out/scale"))
-    parser.add_argument("--json", type=Path, default=None, help="Also write the results here.")
+    parser.add_argument("--json", type=Path, default=None, help="Also write the results here (appended to when it exists).")
+    parser.add_argument("--stages", default=",".join(STAGES), help=f"Comma-separated subset of {','.join(STAGES)} (default: all).")
+    parser.add_argument("--no-refine", action="store_true", help="Disassociate without REFINE (it holds ~4x the memory).")
     opts = parser.parse_args()
     opts.dir.mkdir(parents=True, exist_ok=True)
     data, plain, safe = opts.dir / "pos.dat", opts.dir / "plain.json", opts.dir / "safe.json"
     executor = ["--executor", "dask", "--workers", str(opts.workers)] + (["--scheduler", opts.scheduler] if opts.scheduler else [])
+    wanted = opts.stages.split(",")
+    commands = {
+        "synth": ["synth", "--like", "bms-pos", "--records", str(opts.records), "--seed", "1", "-o", str(data), "--quiet"],
+        "disassociate": ["anonymize", str(data), "--method", "disassociation", "--k", "5", "--m", "2", "-o", str(plain),
+                         "--trail", str(opts.dir / "plain-trail.json"), "-q", *executor, *(["--no-refine"] if opts.no_refine else [])],
+        "sanitize": ["sanitize", str(plain), "--sanitizer", "safe-disassociation", "--trail", str(opts.dir / "plain-trail.json"),
+                     "-o", str(safe), "--trail-out", str(opts.dir / "safe-trail.json"), "-q", *executor],
+        "verify": ["verify", str(safe), "--trail", str(opts.dir / "safe-trail.json"), "-q", "--json", *executor],
+    }
     results = []
-    if not data.exists():
-        results.append(stage("synth", ["synth", "--like", "bms-pos", "--records", str(opts.records), "--seed", "1", "-o", str(data), "--quiet"]))
-    results.append(stage("disassociate", ["anonymize", str(data), "--method", "disassociation", "--k", "5", "--m", "2", "-o", str(plain),
-                                          "--trail", str(opts.dir / "plain-trail.json"), "-q", *executor]))
-    results.append(stage("sanitize", ["sanitize", str(plain), "--sanitizer", "safe-disassociation", "--trail", str(opts.dir / "plain-trail.json"),
-                                      "-o", str(safe), "--trail-out", str(opts.dir / "safe-trail.json"), "-q", *executor]))
-    results.append(stage("verify", ["verify", str(safe), "--trail", str(opts.dir / "safe-trail.json"), "-q", "--json", *executor]))
+    for name in STAGES:
+        if name in wanted and not (name == "synth" and data.exists()):
+            results.append(stage(name, commands[name]))
     if opts.json:
-        opts.json.write_text(json.dumps({"records": opts.records, "workers": opts.workers, "stages": results}, indent=1) + "\n")
+        previous = json.loads(opts.json.read_text())["stages"] if opts.json.exists() else []
+        record = {"records": opts.records, "workers": opts.workers, "refine": not opts.no_refine, "stages": previous + results}
+        opts.json.write_text(json.dumps(record, indent=1) + "\n")
     print(f"all stages: {sum(r['wall_s'] for r in results):.1f} s wall")
 
 

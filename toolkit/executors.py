@@ -21,6 +21,13 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+def batch_size(n_items: int, workers: int) -> int:
+    """Items sent to a worker at a time: about 8 batches per worker, at most 256
+    items each, so thousands of small units do not cost a round trip each and
+    the workers still share the load evenly."""
+    return max(1, min(256, n_items // (8 * max(1, workers))))
+
+
 class Executor(Protocol):
     """Runs ``fn`` over items, yielding results in input order."""
 
@@ -64,8 +71,7 @@ class ProcessExecutor:
             return map(fn, items)
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"))
-        batch = max(1, min(256, len(items) // (8 * self.workers)))
-        return self._pool.map(fn, items, chunksize=batch)
+        return self._pool.map(fn, items, chunksize=batch_size(len(items), self.workers))
 
     def close(self) -> None:
         if self._pool is not None:
