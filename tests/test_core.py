@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError
 from privtool.params import Param, resolve
-from privtool.release import Cluster, Release, release_from_json
+from privtool.release import Cluster, Release, _Checker, release_from_json, well_formed_itemsets
 
 labels = st.text(min_size=1, max_size=6).filter(lambda s: s.strip() == s and s)
 records = st.lists(st.lists(labels, max_size=6), min_size=1, max_size=30)
@@ -94,3 +94,19 @@ def test_release_validation_names_the_path(mutate, path: str) -> None:
     mutate(obj)
     with pytest.raises(InputError, match=path):
         release_from_json(obj)
+
+
+_JSON_VALUES = st.one_of(st.sampled_from(["a", "b", "c", ""]), st.integers(0, 2), st.none(), st.booleans(),
+                         st.lists(st.sampled_from(["a", "b"]), max_size=2))
+
+
+@given(st.lists(st.one_of(st.lists(_JSON_VALUES, max_size=4), _JSON_VALUES), max_size=5))
+def test_fast_chunk_validation_accepts_exactly_what_the_item_walk_accepts(rows) -> None:
+    """The fast path of release validation agrees with the per-item walk on
+    every chunk, valid or not (repeats, empty labels and rows, wrong types)."""
+    try:
+        [_Checker("r").itemset(row, f"$[{i}]") for i, row in enumerate(_Checker("r").array(rows, "$"))]
+        walk_accepts = True
+    except InputError:
+        walk_accepts = False
+    assert well_formed_itemsets(rows) == walk_accepts

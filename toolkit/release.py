@@ -215,7 +215,24 @@ class _Checker:
 
     def chunk(self, value: Any, path: str) -> Chunk:
         rows = self.array(value, path)
+        if well_formed_itemsets(rows):
+            return rows
         return [self.itemset(row, f"{path}[{i}]") for i, row in enumerate(rows)]
+
+
+def well_formed_itemsets(rows: list) -> bool:
+    """Whether every row is a non-empty array of distinct non-empty strings.
+
+    The fast path of :meth:`_Checker.chunk`: a few C-level passes over the whole
+    chunk instead of a Python call per item, so a large release validates in a
+    fraction of the time. When it says no, the per-item walk runs and names the
+    first offending JSON path."""
+    if set(map(type, rows)) - {list} or not all(rows):
+        return False
+    flat = [item for row in rows for item in row]
+    if set(map(type, flat)) - {str}:
+        return False
+    return "" not in set(flat) and sum(map(len, map(set, rows))) == len(flat)
 
 
 def release_from_json(obj: Any, source: object = "release") -> Release:
