@@ -26,6 +26,7 @@ from typing import Any
 from .atomic import write_text_atomic
 from .dataset import label_sort_key
 from .errors import InputError
+from .gcpause import keep_for_the_run, paused_gc
 
 FORMAT = "privtool-release/1"
 KINDS = ("disassociated", "generalized", "sanitized")
@@ -322,14 +323,20 @@ def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
     except OSError as exc:
         raise InputError(f"cannot read the {what}: {exc.strerror}", path=p) from None
     try:
-        return json.loads(text)
+        with paused_gc():
+            return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"the {what} is not valid JSON ({exc.msg})", path=p, line=exc.lineno) from None
 
 
 def read_release(path: str | os.PathLike[str]) -> Release:
-    """Read and validate a release file."""
-    return release_from_json(load_json_file(path, "release"), source=path)
+    """Read and validate a release file. The release usually lives for the
+    whole command, so it is kept out of later garbage collections
+    (:mod:`privtool.gcpause`)."""
+    with paused_gc():
+        release = release_from_json(load_json_file(path, "release"), source=path)
+    keep_for_the_run()
+    return release
 
 
 def write_release(release: Release, path: str | os.PathLike[str]) -> None:

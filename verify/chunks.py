@@ -12,6 +12,10 @@ property:
 
 Every witness is re-counted directly before it is returned, so a witness is
 never a solver artefact. OR-Tools is imported inside the functions that use it.
+
+Cover-freedom by enumeration is also computed for every chunk of a release at
+once (:func:`covered_items_all`): the same direct count, vectorised with numpy
+over all item occurrences, which is what ``--engine auto|enum`` runs.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
+
+import numpy as np
+
+from privtool.arrays import run_starts, unique_int
 
 Rows = Sequence[Sequence[str]]
 
@@ -204,6 +212,41 @@ def covered_items_enum(rows: Rows) -> tuple[list[str], int]:
     if s_all == 0:
         return [], 0
     return [item for item, mask in zip(chunk.items, chunk.bits) if mask.bit_count() == s_all], s_all
+
+
+def covered_items_all(chunks: Sequence[Rows]) -> list[tuple[list[str], int]]:
+    """:func:`covered_items_enum` of every chunk, computed in one vectorised pass.
+
+    With the item labels numbered in string order, the distinct (sub-record,
+    item) pairs give each sub-record's length and the distinct (chunk, item)
+    pairs each item's support and the chunk's number of items; a sub-record
+    holds the chunk's whole itemset I iff its length is that number, so s(I)
+    is a count of such sub-records and the covered items are those with
+    support s(I) >= 1, in chunks of at least two items."""
+    row_counts = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    rows = [row for chunk in chunks for row in chunk]
+    flat = [item for row in rows for item in row]
+    labels = sorted(set(flat))
+    span = max(len(labels), 1)
+    number = {label: n for n, label in enumerate(labels)}
+    items = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
+    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)))
+    pairs = unique_int(row_of * span + items)  # distinct (sub-record, item)
+    row_of, items = pairs // span, pairs % span
+    row_length = np.bincount(row_of, minlength=len(rows))
+    chunk_of_row = np.repeat(np.arange(len(chunks), dtype=np.int64), row_counts)
+    keys = np.sort(chunk_of_row[row_of] * span + items)
+    starts = run_starts(keys)  # one run per distinct (chunk, item)
+    support = np.diff(np.r_[starts, len(keys)])
+    chunk_of_key, item_of_key = keys[starts] // span, keys[starts] % span
+    n_items = np.bincount(chunk_of_key, minlength=len(chunks))
+    whole = np.bincount(chunk_of_row[row_length == n_items[chunk_of_row]], minlength=len(chunks))
+    s_all = np.where(n_items >= 2, whole, 0)
+    covered = (support == s_all[chunk_of_key]) & (s_all[chunk_of_key] > 0)
+    out: list[tuple[list[str], int]] = [([], int(s)) for s in s_all.tolist()]
+    for chunk, item in zip(chunk_of_key[covered].tolist(), item_of_key[covered].tolist()):
+        out[chunk][0].append(labels[item])
+    return out
 
 
 def covered_items_cpsat(rows: Rows, time_limit: float | None = None) -> tuple[list[str], int]:
