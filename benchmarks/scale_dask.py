@@ -32,11 +32,13 @@ print(json.dumps({"code": code, "wall_s": round(time.perf_counter() - start, 2),
 """
 
 
-def stage(name: str, args: list[str]) -> dict:
+def stage(name: str, args: list[str], out_dir: Path) -> dict:
+    """Run one stage; its own output (e.g. verify's certificates) goes to ``OUT_DIR/NAME.out``."""
     done = subprocess.run([sys.executable, "-c", STAGE, *args], capture_output=True, text=True)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if not lines:
+    lines = done.stdout.splitlines()
+    if not lines or not lines[-1].startswith("{"):
         raise SystemExit(f"stage {name} failed:\n{done.stderr[-2000:]}")
+    (out_dir / f"{name}.out").write_text("\n".join(lines[:-1]) + "\n")
     result = {"stage": name, **json.loads(lines[-1])}
     print(json.dumps(result), flush=True)
     return result
@@ -70,7 +72,7 @@ def main() -> None:
     results = []
     for name in STAGES:
         if name in wanted and not (name == "synth" and data.exists()):
-            results.append(stage(name, commands[name]))
+            results.append(stage(name, commands[name], opts.dir))
     if opts.json:
         previous = json.loads(opts.json.read_text())["stages"] if opts.json.exists() else []
         record = {"records": opts.records, "workers": opts.workers, "refine": not opts.no_refine, "stages": previous + results}

@@ -169,9 +169,15 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         if lost:
             silent += sum(len(row & lost) for row in rows)
     for j in release.joint_clusters:
-        inside = sorted(set(under[j.id]))  # the records of the joint cluster's member clusters
-        for index, (chunk, domain) in enumerate(zip(j.shared_chunks, shared_domains[j.id])):
-            rows = [records[p] for p in inside if not records[p].isdisjoint(domain)]
+        # The records of the joint cluster's member clusters, dealt to the shared
+        # chunks they meet in one pass (the chunks' domains are disjoint, checked above).
+        chunk_of_item = {item: index for index, domain in enumerate(shared_domains[j.id]) for item in domain}
+        meeting: list[list[set[str]]] = [[] for _ in j.shared_chunks]
+        for position in sorted(set(under[j.id])):
+            record = records[position]
+            for index in {chunk_of_item[item] for item in record if item in chunk_of_item}:
+                meeting[index].append(record)
+        for index, (chunk, domain, rows) in enumerate(zip(j.shared_chunks, shared_domains[j.id], meeting)):
             where = {"joint_cluster": j.id, "shared_chunk": index}
             silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(j.id, index)])
     if silent:

@@ -4,7 +4,7 @@ Used when no trail says which input record became which published one: a
 sanitized record must come from a distinct original superset, a generalized
 record from a distinct original record it generalizes. Both are bipartite
 b-matchings between *groups* of identical records (capacity = multiplicity),
-solved as a maximum flow (networkx); a perfect matching of the published side
+solved as a maximum flow (scipy); a perfect matching of the published side
 exists iff the flow saturates it.
 
 For containment (sanitized data) identical records are matched first: if some
@@ -25,27 +25,35 @@ Record = tuple[str, ...]
 def _flow_unmatched(
     published: Counter[Record], originals: Counter[Record], candidates: Callable[[Record], Iterable[Record]]
 ) -> Counter[Record]:
-    """Published records (with multiplicity) that a maximum flow leaves unmatched."""
-    import networkx as nx
+    """Published records (with multiplicity) that a maximum flow leaves unmatched.
+
+    Network: source -> published group (capacity: its multiplicity) -> every
+    candidate original group (capacity: the published multiplicity, i.e.
+    unbounded) -> sink (capacity: the original multiplicity), solved by
+    scipy's Dinic maximum flow in C (networkx in Python took milliseconds per
+    chunk, which adds up over the tens of thousands of partially suppressed
+    chunks of a large release)."""
+    import numpy as np
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import maximum_flow
 
     if not published:
         return Counter()
-    graph = nx.DiGraph()
-    for p, count in published.items():
-        graph.add_edge("source", ("p", p), capacity=count)
+    pub = list(published)
+    orig = {o: n for n, o in enumerate(originals)}
+    first_o, sink = 1 + len(pub), 1 + len(pub) + len(orig)
+    tails, heads, caps = [], [], []
+    for n, p in enumerate(pub, start=1):
+        tails.append(0), heads.append(n), caps.append(published[p])
         for o in candidates(p):
-            graph.add_edge(("p", p), ("o", o))  # no capacity attribute: unbounded
-    for o, count in originals.items():
-        graph.add_edge(("o", o), "sink", capacity=count)
-    if "sink" not in graph:
+            tails.append(n), heads.append(first_o + orig[o]), caps.append(published[p])
+    if len(tails) == len(pub):  # no published record has a candidate
         return Counter(published)
-    _, flow = nx.maximum_flow(graph, "source", "sink")
-    unmatched: Counter[Record] = Counter()
-    for p, count in published.items():
-        sent = flow["source"][("p", p)]
-        if sent < count:
-            unmatched[p] = count - sent
-    return unmatched
+    for o, n in orig.items():
+        tails.append(first_o + n), heads.append(sink), caps.append(originals[o])
+    graph = csr_array((np.asarray(caps, dtype=np.int32), (np.asarray(tails), np.asarray(heads))), shape=(sink + 1, sink + 1))
+    sent = maximum_flow(graph, 0, sink, method="dinic").flow[[0], 1 : 1 + len(pub)].toarray().ravel().tolist()
+    return Counter({p: published[p] - s for p, s in zip(pub, sent) if s < published[p]})
 
 
 def unmatched_subsets(published: Sequence[Record], originals: Sequence[Record]) -> Counter[Record]:
