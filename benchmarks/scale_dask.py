@@ -9,6 +9,13 @@ resident memory of the stage's process and of its Dask workers
 (``ru_maxrss`` of the process and of its reaped children). Pass
 ``--scheduler tcp://HOST:8786`` to use a running multi-machine cluster instead
 of a local one (every worker needs the same privtool installed).
+
+Stages: synth (skipped when the file exists), disassociate (k=5, m=2, size
+30; ``--no-refine`` skips REFINE), sanitize (safe-disassociation), verify
+(every certificate of the release, without the original) and faithfulness
+(``verify --original --only faithfulness``). ``--stages`` runs a subset, and
+``--json`` appends to a results file, so a long run can be done in pieces.
+Each stage's own output goes to ``DIR/STAGE.out``.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ def stage(name: str, args: list[str], out_dir: Path) -> dict:
     return result
 
 
-STAGES = ("synth", "disassociate", "sanitize", "verify")
+STAGES = ("synth", "disassociate", "sanitize", "verify", "faithfulness")
 
 
 def main() -> None:
@@ -68,6 +75,8 @@ def main() -> None:
         "sanitize": ["sanitize", str(plain), "--sanitizer", "safe-disassociation", "--trail", str(opts.dir / "plain-trail.json"),
                      "-o", str(safe), "--trail-out", str(opts.dir / "safe-trail.json"), "-q", *executor],
         "verify": ["verify", str(safe), "--trail", str(opts.dir / "safe-trail.json"), "-q", "--json", *executor],
+        "faithfulness": ["verify", str(safe), "--original", str(data), "--trail", str(opts.dir / "safe-trail.json"),
+                         "--only", "faithfulness", "-q", "--json", *executor],
     }
     results = []
     for name in STAGES:
