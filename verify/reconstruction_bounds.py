@@ -100,8 +100,8 @@ def joint_parents(release: Release) -> dict[str, str]:
     return parent
 
 
-def cluster_views(release: Release, m: int, k: int) -> list[ClusterView]:
-    parent = joint_parents(release)
+def cluster_views(release: Release, m: int, k: int, parent: dict[str, str]) -> list[ClusterView]:
+    """One view per cluster; ``parent`` is :func:`joint_parents` of the release."""
     shared = {j.id: tuple(tuple(tuple(row) for row in chunk) for chunk in j.shared_chunks) for j in release.joint_clusters}
     views = []
     for c in release.clusters:
@@ -241,7 +241,7 @@ def max_supports(release: Release, m: int, ctx: Context) -> dict[tuple[str, ...]
     Exhaustive: meant for small releases and tests; the guarantee check below
     enumerates only what can fail."""
     parent = joint_parents(release)
-    views = cluster_views(release, m, 0)
+    views = cluster_views(release, m, 0, parent)
     per_cluster = ctx.map(cluster_maxima, views, "maximum supports per cluster")
     entries: dict[tuple[str, ...], list[tuple[str, int, dict[str, int]]]] = defaultdict(list)
     for view, rows in zip(views, per_cluster):
@@ -288,7 +288,7 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
     details: dict[str, Any] = {"k": k, "m": m, "term_chunk_model": "a term occurs in 1..|P| records of its cluster"}
     try:
         parent = joint_parents(release)
-        views = cluster_views(release, m, k)
+        views = cluster_views(release, m, k, parent)
     except OverlappingJointClusters as exc:
         details["reason"] = f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); the closed form does not cover it"
         return Certificate("disassociation-guarantee", None, "closed-form", 0, round(time.perf_counter() - start, 4), None, details)
