@@ -39,9 +39,11 @@ def test_process_pool_equals_serial() -> None:
 
 
 def test_dask_local_cluster_equals_serial() -> None:
+    """1,000 units: batches of 62, more batches than the window of 8 in flight,
+    so results cross the window's refills and must still come back in order."""
     pytest.importorskip("dask.distributed")
-    serial = _run(SerialExecutor())
-    assert _run(make_executor("dask", workers=2)) == serial
+    serial = _run(SerialExecutor(), n=1000)
+    assert _run(make_executor("dask", workers=2), n=1000) == serial
 
 
 def test_results_keep_input_order() -> None:
