@@ -76,11 +76,34 @@ def project(dataset: Dataset, groups: list[np.ndarray], domains: list[list[tuple
     return out
 
 
+PROJECT_BATCH_ROWS = 200_000
+"""Records per call of :func:`project` in :func:`project_in_batches`."""
+
+
+def project_in_batches(dataset: Dataset, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]) -> list[list[list[list[str]]]]:
+    """:func:`project` over consecutive runs of groups holding about
+    :data:`PROJECT_BATCH_ROWS` records each (a larger group alone). Groups are
+    projected independently, so the result is the same as one call; the
+    temporaries (several int64 arrays per item occurrence) stay bounded by a
+    run. One call over the joint clusters of a 515,597-record release, whose
+    nested members repeat records once per level, peaked at 2 GB."""
+    out: list[list[list[list[str]]]] = []
+    start = 0
+    while start < len(groups):
+        end, rows = start + 1, len(groups[start])
+        while end < len(groups) and rows + len(groups[end]) <= PROJECT_BATCH_ROWS:
+            rows += len(groups[end])
+            end += 1
+        out.extend(project(dataset, groups[start:end], domains[start:end]))
+        start = end
+    return out
+
+
 def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, Any]) -> Outcome:
     """The ``disassociated`` release and the trail of ``dis`` over ``dataset``."""
     term_chunks = [set(c.term_chunk) for c in dis.chunks]
     joint_members = [simple_members(dis, n) for n in range(len(dis.joints))]
-    shared = project(
+    shared = project_in_batches(
         dataset,
         [np.sort(np.concatenate([dis.clusters[i] for i in members])) for members in joint_members],
         [list(plan.shared_chunks) for plan in dis.joints],
@@ -94,7 +117,7 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         # a joint cluster built from joint clusters lists all their clusters, and
         # the nesting is the inclusion of member sets.
         joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in sorted(members)], shared[n]))
-    record_chunks = project(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
+    record_chunks = project_in_batches(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
     clusters = [
         Cluster(f"c{i}", int(len(rows)), chunks, [dataset.labels[t] for t in term_chunks[i]])
         for i, (rows, chunks) in enumerate(zip(dis.clusters, record_chunks))
