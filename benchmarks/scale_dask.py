@@ -5,8 +5,11 @@ sanitised and verified with the Dask executor, with time and peak memory per sta
 
 Each stage runs as its own process (the real `privtool` command line, in
 process through `privtool.cli.main`) and reports wall time, CPU time and peak
-resident memory of the stage's process and of its Dask workers
-(``ru_maxrss`` of the process and of its reaped children). Pass
+resident memory of the stage's process (``ru_maxrss``) and of its reaped
+children. The children's figure is an upper bound for Dask workers: Linux
+keeps a process's pre-``exec`` high-water mark, and a worker is forked from
+the stage process (then executes a fresh interpreter), so it reports the stage
+process's size at that moment; sample the workers with ``ps`` for their own use. Pass
 ``--scheduler tcp://HOST:8786`` to use a running multi-machine cluster instead
 of a local one (every worker needs the same privtool installed).
 
