@@ -39,7 +39,7 @@ def main() -> None:
     original = read_dataset(load_registry(()), args.data, None, {})
     rng = np.random.default_rng(0)
     targets = rng.choice(original.n_records, size=min(args.targets, original.n_records), replace=False)
-    queries = [q for t in targets for q in known_itemsets(original.record_labels(int(t)), args.known, 1000, rng)]
+    queries = [q for t in targets for q in known_itemsets(original.record_labels(int(t)), args.known, 1000, lambda: rng)]
     largest = max(c.size for c in release.clusters)
     started = time.process_time()
     model = ReconstructionModel(release, term_max_support=largest)

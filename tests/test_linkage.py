@@ -44,7 +44,7 @@ def test_generalized_count_equals_brute_force(rows, query) -> None:
 @given(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=6, unique=True), st.integers(1, 3), st.integers(1, 50))
 def test_known_itemsets_are_all_small_subsets_or_a_sample(record, known, limit) -> None:
     every = [q for n in range(1, known + 1) for q in itertools.combinations(record, n)]
-    got = known_itemsets(record, known, limit, np.random.default_rng(0))
+    got = known_itemsets(record, known, limit, lambda: np.random.default_rng(0))
     assert len(got) == min(limit, len(every))
     assert set(got) <= set(every) and len(set(got)) == len(got)
 
