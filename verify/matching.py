@@ -74,8 +74,10 @@ def unmatched_generalizations(
 ) -> Counter[Record]:
     """Published generalized records that cannot each be given a distinct original
     record they generalize. ``ancestors[item]`` is the set of ancestors-or-self of
-    a hierarchy node. g generalizes o when every item of o has exactly one
-    ancestor-or-self in g and every label of g is an ancestor-or-self of an item of o."""
+    a hierarchy node. g generalizes o when every item of o has an
+    ancestor-or-self in g and every label of g is the deepest such label of at
+    least one item of o (the deepest-cover reading of a record with nested
+    labels, docs/formats.md: each item is published as its deepest cover)."""
     pub = Counter(tuple(sorted(set(r))) for r in published)
     orig = Counter(tuple(sorted(set(r))) for r in originals)
     by_label: dict[str, list[Record]] = {}
@@ -136,7 +138,8 @@ def generalizes(g: Record, o: Record, ancestors: dict[str, frozenset[str]]) -> b
         if above is None:
             return False
         hit = labels & above
-        if len(hit) != 1:
+        if not hit:
             return False
-        used |= hit
+        # the deepest cover: the label with the most ancestors (they form a chain)
+        used.add(max(hit, key=lambda label: len(ancestors[label])))
     return used == labels
