@@ -39,7 +39,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-
 from privtool.components import Attack, Evidence
 from privtool.context import Context, SeedSplitter
 from privtool.dataset import Dataset

@@ -30,9 +30,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-from privtool.attacks.linkage import known_itemsets
 from privtool.attacks import reconstruction
+from privtool.attacks.linkage import known_itemsets
 from privtool.attacks.reconstruction import ReconstructionModel
 from privtool.io import read_dataset
 from privtool.registry import load_registry

@@ -108,8 +108,10 @@ def markdown(results: dict[str, Any], command: str) -> str:
     lines = [
         BEGIN,
         "",
-        f"Produced by `{command}` ({results['targets_note']}; load average "
-        f"{results['load_before']} before, {results['load_after']} after; {results['total_s']} s wall in all).",
+        (
+            f"Produced by `{command}` ({results['targets_note']}; load average "
+            f"{results['load_before']} before, {results['load_after']} after; {results['total_s']} s wall in all)."
+        ),
         "",
         "| data | release | published (suppressed, ghost) | at risk / targets | highest risk | average success | cover breaches | cover risks | s: anonymize / linkage / cover |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -162,7 +164,7 @@ def main() -> None:
     page = Path(args.markdown).read_text()
     block = markdown(results, command)
     if BEGIN in page and END in page:
-        page = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, page, flags=re.S)
+        page = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, page, flags=re.DOTALL)
     else:
         page = page.rstrip("\n") + "\n\n" + block + "\n"
     write_text_atomic(args.markdown, page)

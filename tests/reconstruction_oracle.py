@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 
 from hypothesis import strategies as st
-
 from privtool.release import Cluster, JointCluster, Release
 
 

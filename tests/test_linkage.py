@@ -7,7 +7,6 @@ import itertools
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from privtool.attacks.linkage import BackgroundLinkage, known_itemsets, match_counter
 from privtool.components import Evidence
 from privtool.context import Context

@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
 from privtool.attacks.linkage import BackgroundLinkage
 from privtool.components import Evidence
 from privtool.context import Context

@@ -10,7 +10,6 @@ import itertools
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
 from privtool.attacks.reconstruction import MaxSupportIndex, ReconstructionModel
 from privtool.errors import InputError
 from privtool.release import Cluster, JointCluster, Release
