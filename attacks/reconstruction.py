@@ -753,6 +753,11 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
     return round(solver.ObjectiveValue())
 
 # ------------------------------------------------------- batched max support
+QUERIES_PER_PASS = 10_000
+"""1- and 2-itemsets answered by one pass of array operations: about 60 pieces
+each on bms-webview-2, so a pass holds arrays of some 600,000 entries."""
+
+
 class MaxSupportIndex:
     """Largest supports of many itemsets at once, equal to
     :meth:`ReconstructionModel.max_support` one by one (same model, section 3.2).
@@ -877,8 +882,9 @@ class MaxSupportIndex:
                 small.append(key)
             else:
                 self.cache[key] = self.model.max_support(key)
-        if small:
-            self.cache.update(zip(small, self._small_max_supports(small).tolist()))
+        for start in range(0, len(small), QUERIES_PER_PASS):
+            part = small[start : start + QUERIES_PER_PASS]
+            self.cache.update(zip(part, self._small_max_supports(part).tolist()))
         return [self.cache[key] for key in keys]
 
     def _small_max_supports(self, keys: list[frozenset[str]]) -> np.ndarray:
