@@ -7,9 +7,11 @@ over every reconstruction of tiny releases."""
 from __future__ import annotations
 
 import itertools
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from privtool.attacks import reconstruction
 from privtool.attacks.reconstruction import MaxSupportIndex, ReconstructionModel
 from privtool.errors import InputError
 from privtool.release import Cluster, JointCluster, Release
@@ -80,6 +82,8 @@ def test_batched_max_support_equals_the_per_itemset_one(case: tuple[bool, Releas
     assert index.max_supports(reversed(queries)) == expected[::-1]  # from the cache
     fresh = MaxSupportIndex(model)
     assert [fresh.max_supports([q])[0] for q in queries] == expected  # one query per batch
+    with patch.object(reconstruction, "QUERIES_PER_PASS", 7):  # many passes in one batch
+        assert MaxSupportIndex(model).max_supports(queries) == expected
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
