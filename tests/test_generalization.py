@@ -89,7 +89,7 @@ def test_lgr_table1_example(registry, tmp_path: Path) -> None:
 def test_lgr_publishes_shared_items_below_a_failed_node(registry, tmp_path: Path) -> None:
     """N's children c1..c4 split into buckets of one record each, so Partition
     publishes {N} for all three; every record holds c1, so LGR publishes c1 and
-    keeps N for the other item (deepest-cover reading): NCP 0.8 -> 0.4."""
+    keeps N for the other item (deepest-cover reading): NCP 0.6 -> 0.3."""
     edges = [("N", "R"), ("x", "R"), ("c1", "N"), ("c2", "N"), ("c3", "N"), ("c4", "N")]
     records = [["c1", "c2"], ["c1", "c3"], ["c1", "c4"], ["x"], ["x"]]
     hierarchy = write_edges(tmp_path / "h.csv", edges)
