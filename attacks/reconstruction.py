@@ -753,6 +753,8 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
     return round(solver.ObjectiveValue())
 
 # ------------------------------------------------------- batched max support
+_TERM, _EVERYWHERE = -2, -3
+"""The "record chunk" of a term-chunk home and of the home spanning every cluster."""
 QUERIES_PER_PASS = 10_000
 """1- and 2-itemsets answered by one pass of array operations: about 60 pieces
 each on bms-webview-2, so a pass holds arrays of some 600,000 entries."""
@@ -808,48 +810,30 @@ class MaxSupportIndex:
         self.term_caps = model._term_caps[order]
         widest = max((len(c.rows) for c in model.chunks if not c.shared), default=1)
         self.words = max(1, -(-widest // 64))
-        item, lo, hi, chunk, shared, count, record_bits, shared_bits = [], [], [], [], [], [], [], []
+        # (item, lo, hi, record chunk, shared chunk, rows holding the item, those rows
+        # as a bitset for a record chunk, for a shared chunk); "record chunk" is
+        # _TERM for a term-chunk term and _EVERYWHERE for the home of no item that
+        # spans every cluster (the partner of a 1-itemset)
+        homes: list[tuple[int, int, int, int, int, int, int, int]] = [(len(self.labels), 0, n, _EVERYWHERE, -1, 0, 0, 0)]
         for idx, ch in enumerate(model.chunks):
             where = position[model._chunk_clusters[idx]]
             start, stop = int(where.min()), int(where.max()) + 1
-            for label, bitset in ch.bits.items():
-                item.append(self.codes[label])
-                lo.append(start)
-                hi.append(stop)
-                chunk.append(-1 if ch.shared else idx)
-                shared.append(idx if ch.shared else -1)
-                count.append(bitset.bit_count())
-                record_bits.append(0 if ch.shared else bitset)
-                shared_bits.append(bitset if ch.shared else 0)
+            for label, rows in ch.bits.items():
+                if ch.shared:
+                    homes.append((self.codes[label], start, stop, -1, idx, rows.bit_count(), 0, rows))
+                else:
+                    homes.append((self.codes[label], start, stop, idx, -1, rows.bit_count(), rows, 0))
         for p, cluster in enumerate(model.clusters):
-            for term in cluster.terms:
-                item.append(self.codes[term])
-                lo.append(int(position[p]))
-                hi.append(int(position[p]) + 1)
-                chunk.append(-2)  # a term: no chunk, and never equal to another home's chunk
-                shared.append(-1)
-                count.append(0)
-                record_bits.append(0)
-                shared_bits.append(0)
-        # one more home, of no item, spanning every cluster: the partner of a 1-itemset
-        item.append(len(self.labels))
-        lo.append(0)
-        hi.append(n)
-        chunk.append(-3)
-        shared.append(-1)
-        count.append(0)
-        record_bits.append(0)
-        shared_bits.append(0)
-        order_homes = np.lexsort((np.asarray(lo), np.asarray(item)))
-        self.item = np.asarray(item, dtype=np.int64)[order_homes]
-        self.lo = np.asarray(lo, dtype=np.int64)[order_homes]
-        self.hi = np.asarray(hi, dtype=np.int64)[order_homes]
-        self.chunk = np.asarray(chunk, dtype=np.int64)[order_homes]
-        self.shared = np.asarray(shared, dtype=np.int64)[order_homes]
-        self.count = np.asarray(count, dtype=np.int64)[order_homes]
+            at = int(position[p])
+            homes += [(self.codes[term], at, at + 1, _TERM, -1, 0, 0, 0) for term in cluster.terms]
+        homes.sort(key=lambda home: (home[0], home[1]))
+        item, lo, hi, chunk, shared, count, record_bits, shared_bits = zip(*homes)
+        self.item, self.lo, self.hi, self.chunk, self.shared, self.count = (
+            np.asarray(column, dtype=np.int64) for column in (item, lo, hi, chunk, shared, count)
+        )
         raw = b"".join(bits.to_bytes(8 * self.words, "little") for bits in record_bits)
-        self.bits = np.frombuffer(raw, dtype="<u8").reshape(len(record_bits), self.words)[order_homes]
-        self.shared_bits = [shared_bits[h] for h in order_homes.tolist()]  # rows of a shared chunk: Python ints
+        self.bits = np.frombuffer(raw, dtype="<u8").reshape(len(homes), self.words)
+        self.shared_bits = list(shared_bits)  # a shared chunk's rows: Python ints (chunks can be wide)
         self.first = np.searchsorted(self.item, np.arange(len(self.labels) + 2))
         self.key_lo = self.item * (n + 1) + self.lo
         self.key_hi = self.item * (n + 1) + self.hi
@@ -911,7 +895,7 @@ class MaxSupportIndex:
             cap[same] = np.bitwise_count(self.bits[ea[same]] & self.bits[eb[same]]).sum(axis=1, dtype=np.int64)
         cap = np.where(in_a & ~same, np.minimum(cap, self.count[ea]), cap)
         cap = np.where(in_b & ~same, np.minimum(cap, self.count[eb]), cap)
-        term = (self.chunk[ea] == -2) | (self.chunk[eb] == -2)
+        term = (self.chunk[ea] == _TERM) | (self.chunk[eb] == _TERM)
         cap[term] = np.minimum(cap[term], self.term_caps[lo[term]])
         # shared homes: the limit of each, and whether it is the piece or contains it
         limit_a, limit_b = self.count[ea].copy(), self.count[eb].copy()
