@@ -138,3 +138,20 @@ def test_summary_of_a_real_disassociation_matches_enumeration(registry, original
     release = run_method(registry, Dataset.from_records(original), "disassociation", options, Context()).release
     enumerable(release)
     check_disassociated(release, original, 2)
+
+
+def test_figure1_summary_by_hand() -> None:
+    """Safe-disassociation paper, Figure 1: the 2^2-disassociated release of
+    r1..r6 = ae, abcde, abcd x3, ab. Largest supports: a 6, b 5, c d cd 4, e and
+    any pair with e 2. Most selective known itemset per target: r1, r2 {e} (2),
+    r3-r5 {c} (4), r6 {b} (5). Rates 1/2, 1/2, 1/4 x3, 1/5: none above 1/k = 1/2,
+    so linkage finds nothing; the breach of this release is the cover problem's
+    certain link (attack cover-linkage), which matching counts do not see."""
+    from safe_examples import FIGURE1_RECORDS, figure1_release
+
+    got = findings(figure1_release(), FIGURE1_RECORDS, 2)
+    assert len(got) == 1
+    summary = got[0].evidence
+    assert summary["records_at_risk"] == 0 and summary["highest_risk"] == 0.5
+    assert summary["average_success_rate"] == round((0.5 + 0.5 + 3 * 0.25 + 0.2) / 6, 6)
+    assert summary["itemsets_tried"] == 3 + 15 + 3 * 10 + 3
