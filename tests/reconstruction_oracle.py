@@ -52,7 +52,8 @@ def naive_reconstructions(release: Release, term_cap: int) -> list[tuple[frozens
 @st.composite
 def tiny_releases(draw: st.DrawFn, nested: bool = False) -> Release:
     """1-3 clusters of 1-3 records, up to 2 record chunks each (items a-f), a term
-    chunk (items p-r), and up to 2 joint clusters with a shared chunk (items s-u).
+    chunk (items p-r, f), and up to 2 joint clusters with a shared chunk (items
+    s-u, f): f can live in chunks of all three kinds, in different clusters.
     Joint clusters may nest or cross; with ``nested`` they form a tree as REFINE
     builds it (a joint cluster's members are clusters or earlier joint clusters
     not yet in another one)."""
@@ -68,7 +69,7 @@ def tiny_releases(draw: st.DrawFn, nested: bool = False) -> Release:
             used += width
             rows = draw(st.lists(st.sets(st.sampled_from(domain), min_size=1), min_size=1, max_size=size))
             chunks.append([sorted(r) for r in rows])
-        terms = draw(st.lists(st.sampled_from("pqr"), unique=True, max_size=2))
+        terms = draw(st.lists(st.sampled_from("pqrf"), unique=True, max_size=2))
         clusters.append(Cluster(f"c{i}", size, chunks, terms))
     joints: list[JointCluster] = []
     size_of = {c.id: c.size for c in clusters}
@@ -76,7 +77,7 @@ def tiny_releases(draw: st.DrawFn, nested: bool = False) -> Release:
     for j in range(draw(st.integers(0, 2))):
         members = draw(st.lists(st.sampled_from(tops if nested else [c.id for c in clusters]), min_size=1, unique=True))
         n = sum(size_of[m] for m in members)
-        domain = draw(st.lists(st.sampled_from("stu"), min_size=1, max_size=2, unique=True))
+        domain = draw(st.lists(st.sampled_from("stuf"), min_size=1, max_size=2, unique=True))
         rows = draw(st.lists(st.sets(st.sampled_from(domain), min_size=1), min_size=1, max_size=min(n, 3)))
         joints.append(JointCluster(f"j{j}", members, [[sorted(r) for r in rows]]))
         if nested:

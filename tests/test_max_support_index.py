@@ -21,9 +21,11 @@ from reconstruction_oracle import naive_reconstructions, tiny_releases
 @st.composite
 def releases(draw: st.DrawFn, nested: bool) -> Release:
     """1-6 clusters of 1-70 records with up to 3 record chunks (items a-h), a term
-    chunk (p-r) and up to 4 joint clusters with 1-2 shared chunks (s-w): any
-    clusters (they may cross), or with ``nested`` a tree as REFINE builds it
-    (members are clusters or earlier joint clusters not yet in another one)."""
+    chunk (p-r, h) and up to 4 joint clusters with 1-2 shared chunks (s-w, g, h):
+    any clusters (they may cross), or with ``nested`` a tree as REFINE builds it
+    (members are clusters or earlier joint clusters not yet in another one).
+    Items g and h can live in record chunks, term chunks and shared chunks of
+    different clusters, as in real releases."""
     clusters = []
     for i in range(draw(st.integers(1, 6))):
         size = draw(st.sampled_from([1, 2, 3, 5, 30, 64, 70]))
@@ -34,7 +36,7 @@ def releases(draw: st.DrawFn, nested: bool) -> Release:
             domain, used = pool[used : used + width], used + width
             rows = draw(st.lists(st.sets(st.sampled_from(domain), min_size=1), min_size=1, max_size=size))
             chunks.append([sorted(r) for r in rows])
-        terms = draw(st.lists(st.sampled_from("pqr"), unique=True, max_size=2))
+        terms = draw(st.lists(st.sampled_from("pqrh"), unique=True, max_size=2))
         clusters.append(Cluster(f"c{i}", size, chunks, terms))
     size_of = {c.id: c.size for c in clusters}
     tops = [c.id for c in clusters]
@@ -42,7 +44,7 @@ def releases(draw: st.DrawFn, nested: bool) -> Release:
     for j in range(draw(st.integers(0, 4))):
         members = draw(st.lists(st.sampled_from(tops if nested else [c.id for c in clusters]), min_size=1, unique=True))
         n = sum(size_of[m] for m in members)
-        pool = draw(st.permutations("stuvw"))
+        pool = draw(st.permutations("stuvwgh"))
         shared = []
         for c in range(draw(st.integers(1, 2))):
             domain = pool[2 * c : 2 * c + draw(st.integers(1, 2))]
