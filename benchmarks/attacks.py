@@ -6,7 +6,7 @@ reference), optionally an earlier ``MaxSupportIndex`` (``--baseline``, a
 
     .venv/bin/python benchmarks/attacks.py --release R.json \\
         --data ../shared/data/bms-webview-2.dat.gz --targets 300 \\
-        [--baseline before.py] [--reference-targets 100]
+        [--baseline before.py] [--reference-targets 100] [--attack-targets 10000]
 
 ``R.json``: ``privtool anonymize DATA --method disassociation --k 5 --m 2
 --max-cluster-size 30 -o R.json``; ``before.py``: ``git show
@@ -16,7 +16,9 @@ and 2-itemset of each target, seeded sample of targets); the slow reference runs
 on the first ``--reference-targets`` of them only. Prints one JSON object with
 CPU seconds (``time.process_time``: the machine is shared, wall time is not
 comparable) and ratios, which do not depend on the machine. Every answer is
-checked equal to the reference's.
+checked equal to the reference's. ``--attack-targets N`` also times the whole
+``linkage`` attack (serial executor) on N seeded targets with the current
+index and, with ``--baseline``, the earlier one (summaries checked equal).
 """
 
 from __future__ import annotations
@@ -28,11 +30,14 @@ import sys
 import time
 from collections.abc import Callable
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 from privtool.attacks import reconstruction
 from privtool.attacks.linkage import known_itemsets
 from privtool.attacks.reconstruction import ReconstructionModel
+from privtool.components import Evidence
+from privtool.context import Context
 from privtool.io import read_dataset
 from privtool.registry import load_registry
 from privtool.release import read_release
@@ -51,6 +56,26 @@ def index_run(module: Any, release: Any, largest: int, queries: list) -> tuple[l
     return answers, build, query
 
 
+def load_baseline(path: str) -> Any:
+    spec = importlib.util.spec_from_file_location("baseline_reconstruction", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def attack_run(release: Any, original: Any, targets: int, known: int, module: Any) -> tuple[dict, float, float]:
+    """(summary, CPU s, wall s) of the ``linkage`` attack, serial, with the index
+    and model classes of ``module``."""
+    attack = load_registry(()).get("attack", "linkage")
+    params = {"known": known, "targets": targets, "max_itemsets": 1000}
+    with patch.multiple(reconstruction, MaxSupportIndex=module.MaxSupportIndex, ReconstructionModel=module.ReconstructionModel):
+        wall = time.perf_counter()
+        findings, cpu = timed(lambda: attack.run(release, Evidence(original=original), params, Context()))
+        wall = time.perf_counter() - wall
+    return findings[0].evidence, cpu, wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--release", required=True)
@@ -59,6 +84,7 @@ def main() -> None:
     parser.add_argument("--reference-targets", type=int, default=100)
     parser.add_argument("--known", type=int, default=2)
     parser.add_argument("--baseline", help="an earlier attacks/reconstruction.py to time as well")
+    parser.add_argument("--attack-targets", type=int, default=0, help="also time the whole linkage attack (serial) on this many targets")
     args = parser.parse_args()
     release = read_release(args.release)
     original = read_dataset(load_registry(()), args.data, None, {})
@@ -82,10 +108,7 @@ def main() -> None:
         "after_ms_per_query": round(1000 * after_query / len(queries), 4),
     }
     if args.baseline:
-        spec = importlib.util.spec_from_file_location("baseline_reconstruction", args.baseline)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
+        module = load_baseline(args.baseline)
         before, before_build, before_query = index_run(module, release, largest, queries)
         if before != after:
             raise SystemExit("the baseline index answers differently")
@@ -96,6 +119,15 @@ def main() -> None:
             "speedup_with_build_vs_before": round((before_build + before_query) / (after_build + after_query), 1),
         }
     out["speedup_per_query_vs_reference"] = round(out["reference_ms_per_query"] / out["after_ms_per_query"], 1)
+    if args.attack_targets:
+        summary, cpu, wall = attack_run(release, original, args.attack_targets, args.known, reconstruction)
+        out |= {"attack_targets": args.attack_targets, "attack_after_cpu_s": round(cpu, 2), "attack_after_wall_s": round(wall, 2)}
+        if args.baseline:
+            before_summary, before_cpu, before_wall = attack_run(release, original, args.attack_targets, args.known, load_baseline(args.baseline))
+            if before_summary != summary:
+                raise SystemExit("the attack's summary differs with the baseline index")
+            out |= {"attack_before_cpu_s": round(before_cpu, 2), "attack_before_wall_s": round(before_wall, 2),
+                    "attack_speedup_cpu": round(before_cpu / cpu, 1)}
     print(json.dumps(out))
 
 
