@@ -12,7 +12,7 @@ import click
 from rich.table import Table
 
 from ..io import read_dataset
-from ..mining import Thresholds, association_rules
+from ..mining import Thresholds, association_rules, strongest_first
 from .common import app, echo_json, stdout_console
 
 
@@ -28,8 +28,7 @@ def command(ctx: click.Context, data: str, min_support: float, min_confidence: f
     """List the association rules of DATA with stable ids."""
     dataset = read_dataset(app(ctx).registry, data, fmt)
     thresholds = Thresholds.of(min_support, min_confidence, dataset.n_records)
-    mined = association_rules(dataset, thresholds)
-    mined.sort(key=lambda m: (-m.support * 1.0 / m.antecedent_support, -m.support))
+    mined = strongest_first(association_rules(dataset, thresholds))
     total = len(mined)
     shown = mined[:top] if top else mined
     if as_json:
