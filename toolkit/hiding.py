@@ -67,18 +67,25 @@ def _takes_rules(component: Component) -> bool:
     return {"sensitive_rules", *THRESHOLDS} <= {p.name for p in component.params}
 
 
-def choose_rules(dataset: Dataset, thresholds: Thresholds, choice: Mapping[str, Any], ctx: Context) -> list[Rule]:
-    """The sensitive rules named by ``choice`` (resolved :func:`hiding_params`
-    values; exactly one of ``rules``, ``sensitive``, ``sensitive_rules``)."""
+def choice_given(choice: Mapping[str, Any]) -> str:
+    """Which one of ``rules``, ``sensitive``, ``sensitive_rules`` ``choice`` gives
+    (exactly one must be given)."""
     given = [name for name in ("rules", "sensitive", "sensitive_rules") if choice.get(name) is not None]
     if len(given) != 1:
         raise ParameterError(
-            "give the sensitive rules one way: --rules FILE, --sensitive N (with --pick random|top) or --sensitive-rules"
-            + (f", not {' and '.join('--' + g.replace('_', '-') for g in given)}." if given else ".")
+            "give the sensitive rules one way: rules (a rule file), sensitive (a count, with pick random or top) or sensitive_rules"
+            + (f", not {' and '.join(given)}." if given else ".")
         )
-    if given[0] == "rules":
+    return given[0]
+
+
+def choose_rules(dataset: Dataset, thresholds: Thresholds, choice: Mapping[str, Any], ctx: Context) -> list[Rule]:
+    """The sensitive rules named by ``choice`` (resolved :func:`hiding_params`
+    values; exactly one of ``rules``, ``sensitive``, ``sensitive_rules``)."""
+    way = choice_given(choice)
+    if way == "rules":
         return resolve_rules(read_rule_file(choice["rules"]), dataset, thresholds, choice["rules"])
-    if given[0] == "sensitive_rules":
+    if way == "sensitive_rules":
         return rules_from_param(choice["sensitive_rules"], dataset, thresholds)
     count = int(choice["sensitive"])
     mined = association_rules(dataset, thresholds)

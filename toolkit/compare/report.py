@@ -20,7 +20,7 @@ from ..atomic import atomic_open, write_text_atomic
 
 def columns(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]:
     """Method, grid axes, run columns, then every measure in first-seen order."""
-    seen: list[str] = ["method", *axes, "repeat", "seed", "seconds", "verified", "refuted", "verify_seconds", "cell"]
+    seen: list[str] = ["method", *axes, "repeat", "seed", "seconds", "verified", "certified", "refuted", "error", "verify_seconds", "cell"]
     for row in rows:
         for key in row:
             if key not in seen:
