@@ -123,6 +123,9 @@ def test_compare_and_hide_share_one_code_path(tmp_path: Path, run_cli, small_dat
     expected = (tmp_path / "r.json").read_text()
     for method in ("file", "top"):
         assert (out / "releases" / f"{by_method[method]['cell']}.json").read_text() == expected
+    by_count = run_cli("hide", small_data, "--sensitive", "3", "--pick", "top", "--min-support", "0.02", "--min-confidence", "0.3",
+                       "--sanitizer", "mdsrrc", "-o", tmp_path / "s2.dat", "--release", tmp_path / "r2.json", "-q")
+    assert by_count.code == 0 and (tmp_path / "r2.json").read_text() == expected
     # A changed rule file is a different cell, never a stale one.
     rules.write_text(f"{top[0]['id']}\n")
     assert run_cli("compare", small_data, "--method", f"file=mdsrrc:rules={rules}", *HIDE, "-o", out, "-q", "--no-verify").code == 0

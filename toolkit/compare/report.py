@@ -81,10 +81,13 @@ def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, y
     ncols = min(3, len(ys))
     nrows = -(-len(ys) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False, layout="constrained")
+    ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float)) and not isinstance(row.get(x), bool)})
     for ax, y in zip(axes.flat, ys):
         for method, points in sorted(series(rows, x, y).items()):
             ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=method)
-        if all(isinstance(row.get(x), int) for row in rows):
+        if len(ticks) <= 12:
+            ax.set_xticks(ticks)
+        elif all(isinstance(t, int) for t in ticks):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(x)
         ax.set_title(y, fontsize="medium")
