@@ -20,7 +20,7 @@ them (:data:`RULE_CHOICE`), exactly one of:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from .components import Component, Outcome
