@@ -4,7 +4,7 @@ one planted violation, with brute-force oracles written here."""
 from __future__ import annotations
 
 import copy
-from itertools import permutations
+from itertools import permutations, product
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -180,6 +180,31 @@ labels_strategy = st.lists(st.sets(st.sampled_from(sorted(ANCESTORS)), min_size=
 def test_generalization_matching_equals_brute_force(published, originals):
     expected = brute_force_matchable(published, originals, lambda g, o: generalizes(g, o, ANCESTORS))
     assert (not unmatched_generalizations(published, originals, ANCESTORS)) == expected
+
+
+def brute_force_generalizes(g, o) -> bool:
+    """Some map of o's items onto g's labels sends every item to an
+    ancestor-or-self with no label of g strictly between them, and uses every label."""
+    options = [[label for label in g if label in ANCESTORS[item]] for item in o]
+    for choice in product(*options):
+        skips = any(other != label and label in ANCESTORS[other] and other in ANCESTORS[item]
+                    for item, label in zip(o, choice) for other in g)
+        if not skips and set(choice) == set(g):
+            return True
+    return False
+
+
+@settings(max_examples=150, deadline=None)
+@given(g=labels_strategy.map(lambda gs: gs[0]), o=records_strategy.map(lambda rs: rs[0]))
+def test_generalizes_is_the_deepest_cover_reading(g, o):
+    """Nested labels ({B, b1} for {b1, b2}) are read deepest-cover (docs/formats.md)."""
+    assert generalizes(g, o, ANCESTORS) == brute_force_generalizes(g, o)
+
+
+def test_nested_labels_golden():
+    assert generalizes(("B", "b1"), ("b1", "b2"), ANCESTORS)
+    assert not generalizes(("B", "b1"), ("b1",), ANCESTORS)  # B would stand for no item
+    assert generalizes(("B",), ("b1", "b2"), ANCESTORS) and not generalizes(("B", "b2"), ("a1", "b2"), ANCESTORS)
 
 
 @settings(max_examples=80, deadline=None)

@@ -186,13 +186,14 @@ class Hierarchy:
         return 0  # unreachable: depth 0 is the root for every node
 
     def covering(self, query_sets: np.ndarray, query_nodes: np.ndarray, set_ids: np.ndarray, set_nodes: np.ndarray) -> np.ndarray:
-        """For each query ``(set id, node)``, the shallowest ancestor-or-self of
+        """For each query ``(set id, node)``, the deepest ancestor-or-self of
         the node among the nodes of that set (given as ``(set_ids, set_nodes)``
-        pairs), or -1 when no node of the set covers it. Vectorised: one sorted
-        probe per depth."""
+        pairs), or -1 when no node of the set covers it: the node an item is
+        published as when a record holds nested labels (deepest-cover reading,
+        docs/formats.md). Vectorised: one sorted probe per depth."""
         present = unique_int(pair_key(set_ids, set_nodes))
         cover = np.full(len(query_nodes), -1, dtype=np.int64)
-        for d in range(self.max_depth + 1):
+        for d in range(self.max_depth, -1, -1):
             anc = self.ancestor_at[d, query_nodes]
             probe = pair_key(query_sets, np.maximum(anc, 0))
             pos = np.minimum(np.searchsorted(present, probe), max(len(present) - 1, 0))

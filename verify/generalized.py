@@ -6,8 +6,9 @@
   node reaches the root, no cycle), every published label is one of its nodes,
   and, when the original is given, the published records can be assigned to
   distinct original records that each one generalizes (every original item has
-  exactly one ancestor-or-self in the published record, and every published label
-  covers an original item). The assignment is computed, not read from the trail,
+  an ancestor-or-self in the published record, and every published label is the
+  deepest such label of an original item: the deepest-cover reading of nested
+  labels, docs/formats.md). The assignment is computed, not read from the trail,
   so it holds whatever the method wrote there (:mod:`.matching`).
 """
 

@@ -74,29 +74,31 @@ def unmatched_generalizations(
 ) -> Counter[Record]:
     """Published generalized records that cannot each be given a distinct original
     record they generalize. ``ancestors[item]`` is the set of ancestors-or-self of
-    a hierarchy node. g generalizes o when every item of o has exactly one
-    ancestor-or-self in g and every label of g is an ancestor-or-self of an item of o."""
+    a hierarchy node. g generalizes o when every item of o has an
+    ancestor-or-self in g and every label of g is the deepest such label of at
+    least one item of o (the deepest-cover reading of a record with nested
+    labels, docs/formats.md: each item is published as its deepest cover)."""
     pub = Counter(tuple(sorted(set(r))) for r in published)
     orig = Counter(tuple(sorted(set(r))) for r in originals)
-    by_label: dict[str, list[Record]] = {}
+    # every label of a candidate g is an ancestor-or-self of an item of o, so g is
+    # found under its rarest label among o's ancestors: one probe per (o, g) pair,
+    # and labels near the root (in many forms) are rarely a form's rarest
+    forms_with: Counter[str] = Counter(label for g in pub for label in g)
+    by_rarest: dict[str, list[tuple[Record, frozenset[str]]]] = {}
     for g in pub:
-        for label in g:
-            by_label.setdefault(label, []).append(g)
+        if g:
+            by_rarest.setdefault(min(g, key=lambda label: (forms_with[label], label)), []).append((g, frozenset(g)))
     candidates_of: dict[Record, list[Record]] = {g: [] for g in pub}
     for o in orig:
         if not o:
-            for g in pub:
-                if not g:
-                    candidates_of[g].append(o)
+            if () in candidates_of:
+                candidates_of[()].append(o)
             continue
-        first = ancestors.get(o[0], frozenset())
-        seen: set[Record] = set()
-        for label in first:
-            for g in by_label.get(label, ()):
-                if g not in seen:
-                    seen.add(g)
-                    if generalizes(g, o, ancestors):
-                        candidates_of[g].append(o)
+        above = frozenset().union(*(ancestors.get(item, frozenset()) for item in o))
+        for label in above:
+            for g, labels in by_rarest.get(label, ()):
+                if labels <= above and generalizes(g, o, ancestors):
+                    candidates_of[g].append(o)
     return _flow_unmatched(pub, orig, lambda g: candidates_of[g])
 
 
@@ -136,7 +138,8 @@ def generalizes(g: Record, o: Record, ancestors: dict[str, frozenset[str]]) -> b
         if above is None:
             return False
         hit = labels & above
-        if len(hit) != 1:
+        if not hit:
             return False
-        used |= hit
+        # the deepest cover: the label with the most ancestors (they form a chain)
+        used.add(max(hit, key=lambda label: len(ancestors[label])))
     return used == labels
