@@ -205,3 +205,16 @@ def test_compare_rejects_bad_rule_hiding_specs(tmp_path: Path, run_cli, small_da
     assert result.code == 2 and message in result.err
     assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
     assert not (tmp_path / "o").exists(), "nothing is written for a bad spec"
+
+
+def test_compare_sample_is_seeded_and_recorded(tmp_path: Path, run_cli, small_data: Path) -> None:
+    def meta(seed: str, name: str) -> dict:
+        args = ("compare", small_data, "--sample", "100", "--seed", seed, "--method", "fhsar", *HIDE,
+                "--grid", "sensitive=1", "--no-verify", "--metric", "rule-side-effects", "-o", tmp_path / name, "-q")
+        result = run_cli(*args)
+        assert result.code == 0, result.err
+        return json.loads((tmp_path / name / "results.json").read_text())["meta"]
+
+    first, again, other = meta("0", "a"), meta("0", "b"), meta("1", "c")
+    assert first["records"] == 100 and first["sample"] == 100
+    assert first["input_sha256"] == again["input_sha256"] != other["input_sha256"]
