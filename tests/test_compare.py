@@ -198,6 +198,8 @@ def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(tmp_path:
         ("fhsar:pick=best,sensitive=2", HIDE, "--pick must be one of random, top, not 'best'."),
         ("mfi-relevance+fhsar", HIDE, "works on raw data and takes no further +stage."),
         ("safe-disassociation", (), "sanitizer 'safe-disassociation' does not work on raw data"),
+        ("fhsar:sensitive=2", (*HIDE, "--grid", "sensitve=3"), "--grid sensitve: no --method takes a parameter 'sensitve'."),
+        ("fhsar:sensitive=2", (*HIDE, "--k", "2,3"), "--k: no --method takes a parameter 'k'."),
     ],
 )
 def test_compare_rejects_bad_rule_hiding_specs(tmp_path: Path, run_cli, small_data: Path, method: str, grid: tuple, message: str) -> None:

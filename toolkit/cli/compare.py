@@ -13,7 +13,7 @@ import numpy as np
 from rich.live import Live
 from rich.table import Table
 
-from ..compare.methods import check as check_spec
+from ..compare.methods import check as check_spec, declared
 from ..compare.report import write_outputs
 from ..compare.runner import grid, load_cell, run_cell
 from ..compare.spec import parse_spec
@@ -97,6 +97,11 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         axes[name.replace("-", "_")] = _axis(f"--grid {name}", values)
     for spec in specs:
         check_spec(registry, spec, axes)
+    known = {p.name for spec in specs for p in declared(registry, spec)}
+    for name in axes:
+        if name not in known:
+            option = {"k": "--k", "m": "--m"}.get(name, f"--grid {name}")
+            raise ParameterError(f"{option}: no --method takes a parameter {name!r}.")
     out_dir = Path(output)
     if out_dir.exists() and not out_dir.is_dir():
         raise ParameterError(f"-o {output} exists and is not a folder.")
