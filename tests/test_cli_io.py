@@ -219,7 +219,7 @@ def test_outputs_get_ordinary_permissions(run_cli, tmp_path: Path) -> None:
 
 def test_every_command_reading_data_takes_its_format_options(run_cli, tmp_path: Path) -> None:
     """A semicolon CSV is read the same by anonymize, verify, metrics, attack,
-    audit and hierarchy when `--delimiter ';'` follows; without it the file
+    audit, hierarchy, rules, hide and compare when `--delimiter ';'` follows; without it the file
     reads as one item per record and the release no longer matches it."""
     rows = [f"{a};{b}" for a, b in [("1", "2"), ("1", "3"), ("2", "3")] * 4]
     data = tmp_path / "semi.csv"
@@ -241,4 +241,12 @@ def test_every_command_reading_data_takes_its_format_options(run_cli, tmp_path: 
     hierarchy = tmp_path / "h.csv"
     assert run_cli("hierarchy", "build", data, "--fanout", "2", "-o", hierarchy, "--delimiter", ";").code == 0
     assert run_cli("hierarchy", "check", hierarchy, data, "--delimiter", ";").code == 0
+    rules = run_cli("rules", data, "--min-support", "0.3", "--min-confidence", "0.5", "--json", "--delimiter", ";")
+    assert rules.code == 0 and json.loads(rules.out)["rules"], rules.err
+    hidden = tmp_path / "hidden.csv"
+    made = run_cli("hide", data, "--sensitive", "1", "--min-support", "0.3", "--min-confidence", "0.5", "-o", hidden, "-q", "--delimiter", ";")
+    assert made.code == 0, made.err
+    assert all(";" in line or line.count(",") == 0 for line in hidden.read_text().splitlines())  # written as read
+    compared = run_cli("compare", data, "--method", "disassociation", "--k", "2", "-o", tmp_path / "cmp", "--executor", "serial", "--delimiter", ";")
+    assert compared.code == 0, compared.err
     assert_one_line_error(run_cli("verify", release, "--delimiter", ";"), "verify has no option --delimiter")

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from ..components import Evidence
 from ..context import Context
+from ..dataset import Dataset
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
 from ..io import choose_format, read_dataset
@@ -174,6 +175,18 @@ def load_evidence(
         original=read_dataset(registry, original, fmt, format_options) if original else None,
         trail=read_trail(trail) if trail else None,
     )
+
+
+FORMAT_ARGS = {"ignore_unknown_options": True, "allow_extra_args": True}
+"""Click context settings of a command whose free arguments are its data format's options."""
+FORMAT_EPILOG = "Options of DATA's format go last, e.g. `data.csv --delimiter ';'`."
+
+
+def read_data_argument(ctx: click.Context, data: str, fmt: str | None) -> Dataset:
+    """DATA of a command whose only free arguments are DATA's format options."""
+    registry = app(ctx).registry
+    _, read_options = options_and_format_options(registry, data, fmt, ctx.args, (), f"reading {data}")
+    return read_dataset(registry, data, fmt, read_options)
 
 
 def options_and_format_options(

@@ -21,8 +21,7 @@ from ..context import Context, SeedSplitter, SilentProgress
 from ..dataset import Dataset
 from ..errors import ParameterError
 from ..executors import make_executor
-from ..io import read_dataset
-from .common import RunSettings, app, run_options, stderr_console
+from .common import FORMAT_ARGS, FORMAT_EPILOG, RunSettings, app, read_data_argument, run_options, stderr_console
 
 
 def _value(text: str) -> Any:
@@ -61,7 +60,7 @@ def sample_records(dataset: Dataset, n: int, seed: int) -> Dataset:
     return dataset.subset(np.sort(picked)).compact()
 
 
-@click.command("compare")
+@click.command("compare", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("data")
 @click.option("--method", "methods", multiple=True, required=True, metavar="SPEC", help="[LABEL=]METHOD[:OPT=V,...][+SANITIZER...] (repeatable).")
 @click.option("--k", "ks", default=None, metavar="K1,K2,...", help="Values of k to sweep.")
@@ -107,7 +106,7 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         raise ParameterError(f"-o {output} exists and is not a folder.")
     for sub in ("cells", "releases", "trails", "plots"):
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
-    dataset = read_dataset(registry, data, fmt)
+    dataset = read_data_argument(ctx, data, fmt)
     if sample is not None and sample < dataset.n_records:
         dataset = sample_records(dataset, sample, run.seed)
     input_sha = dataset.content_sha256()

@@ -19,7 +19,7 @@ from ..io import choose_format, read_dataset, write_dataset
 from ..pipeline import write_outcome
 from ..removals import apply_trail_removals
 from ..trail import write_trail
-from .common import RunSettings, app, parse_component_options, running, stderr_console
+from .common import RunSettings, app, options_and_format_options, running, stderr_console
 
 RULE_OPTIONS = {"sensitive_rules", "min_support", "min_confidence"}
 
@@ -45,14 +45,14 @@ def command(ctx: click.Context, data: str, rules_file: str | None, sensitive: in
     registry = app(ctx).registry
     component = dataset_sanitizer(registry, sanitizer)
     extra_spec = [p for p in component.params if p.name not in RULE_OPTIONS]
-    extra = parse_component_options(ctx.args, extra_spec, f"sanitizer {sanitizer!r}")
+    extra, format_options = options_and_format_options(registry, data, fmt, ctx.args, extra_spec, f"sanitizer {sanitizer!r}")
     fmt_name = choose_format(registry, data, fmt).name
-    dataset = read_dataset(registry, data, fmt_name)
+    dataset = read_dataset(registry, data, fmt_name, format_options)
     choice = {"rules": rules_file, "sensitive": sensitive, "pick": pick if sensitive else None}
     options = {**{k: v for k, v in choice.items() if v is not None}, "min_support": min_support, "min_confidence": min_confidence, **extra}
     with running(RunSettings(seed, "serial", None, None, quiet)) as run_ctx:
         outcome = hide(registry, dataset, sanitizer, options, run_ctx)
-    write_dataset(registry, apply_trail_removals(dataset, outcome.trail.removed_items), output, fmt_name)
+    write_dataset(registry, apply_trail_removals(dataset, outcome.trail.removed_items), output, fmt_name, format_options)
     if release:
         write_outcome(outcome, release, trail)
     elif trail:

@@ -8,25 +8,9 @@ from rich.tree import Tree
 
 from ..errors import ParameterError
 from ..hierarchy import Hierarchy, parse_lengths, read_hierarchy
-from ..io import read_dataset
-from .common import (
-    app,
-    echo_json,
-    options_and_format_options,
-    stderr_console,
-    stdout_console,
-)
+from .common import FORMAT_ARGS, FORMAT_EPILOG, echo_json, read_data_argument, stderr_console, stdout_console
 
 _IN_FORMATS = click.Choice(["auto", "edges", "paths"])
-_FORMAT_ARGS = {"ignore_unknown_options": True, "allow_extra_args": True}
-_FORMAT_EPILOG = "Options of DATA's format go last, e.g. `data.csv --delimiter ';'`."
-
-
-def _read_data(ctx: click.Context, data: str, fmt: str | None):
-    """DATA read with its format's options from the free arguments."""
-    registry = app(ctx).registry
-    _, read_options = options_and_format_options(registry, data, fmt, ctx.args, (), f"reading {data}")
-    return read_dataset(registry, data, fmt, read_options)
 
 
 @click.group("hierarchy")
@@ -34,7 +18,7 @@ def command() -> None:
     """Build, check and show generalisation hierarchies (CSV of edges or paths)."""
 
 
-@command.command("build", context_settings=_FORMAT_ARGS, epilog=_FORMAT_EPILOG)
+@command.command("build", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("data", required=False)
 @click.option("--prefix", default=None, metavar="LENGTHS", help="Code-prefix hierarchy with these prefix lengths, e.g. 1,2,3.")
 @click.option("--fanout", type=int, default=None, help="Balanced hierarchy with this fan-out over the sorted items.")
@@ -50,7 +34,7 @@ def build(ctx: click.Context, data: str | None, prefix: str | None, fanout: int 
     sources = [name for name, value in (("--prefix", prefix), ("--fanout", fanout), ("--from-paths", from_paths), ("--from-edges", from_edges)) if value is not None]
     if len(sources) != 1:
         raise ParameterError("hierarchy build needs exactly one of --prefix, --fanout, --from-paths, --from-edges.")
-    dataset = _read_data(ctx, data, fmt) if data else None
+    dataset = read_data_argument(ctx, data, fmt) if data else None
     if prefix is not None or fanout is not None:
         if dataset is None:
             raise ParameterError(f"hierarchy build {sources[0]} needs a DATA file whose items become the leaves.")
@@ -64,7 +48,7 @@ def build(ctx: click.Context, data: str | None, prefix: str | None, fanout: int 
     return 0
 
 
-@command.command("check", context_settings=_FORMAT_ARGS, epilog=_FORMAT_EPILOG)
+@command.command("check", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("hierarchy_file", metavar="HIERARCHY")
 @click.argument("data")
 @click.option("--hierarchy-format", type=_IN_FORMATS, default="auto", show_default=True)
@@ -73,7 +57,7 @@ def build(ctx: click.Context, data: str | None, prefix: str | None, fanout: int 
 def check(ctx: click.Context, hierarchy_file: str, data: str, hierarchy_format: str, fmt: str | None) -> int:
     """Check that HIERARCHY is a valid tree with every item of DATA as a leaf."""
     hierarchy = read_hierarchy(hierarchy_file, hierarchy_format)
-    dataset = _read_data(ctx, data, fmt)
+    dataset = read_data_argument(ctx, data, fmt)
     hierarchy.leaf_ids(dataset)
     unused = hierarchy.n_leaves - dataset.n_items
     click.echo(
