@@ -165,6 +165,7 @@ class ReconstructionModel:
         if term_max_support is not None and term_max_support < 1:
             raise ParameterError(f"term_max_support must be at least 1, not {term_max_support}.")
         self.term_max_support = term_max_support or 1
+        self.release = release
         self.clusters: list[ClusterModel] = []
         position: dict[str, int] = {}
         offset = 0
@@ -751,145 +752,213 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
         raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
     return round(solver.ObjectiveValue())
 
-
 # ------------------------------------------------------- batched max support
+_TERM, _EVERYWHERE = -2, -3
+"""The "record chunk" of a term-chunk home and of the home spanning every cluster."""
+QUERIES_PER_PASS = 10_000
+"""1- and 2-itemsets answered by one pass of array operations: about 60 pieces
+each on bms-webview-2, so a pass holds arrays of some 600,000 entries."""
+
+
 class MaxSupportIndex:
     """Largest supports of many itemsets at once, equal to
     :meth:`ReconstructionModel.max_support` one by one (same model, section 3.2).
 
-    For every (item, cluster its homes cover) pair, sorted by item then cluster,
-    it keeps what bounds the item there: the record chunk holding it with its
-    rows as ``uint64`` words (``words`` per bitset), the cluster's term cap when
-    it is a term-chunk term, or the shared chunk holding it with the number of
-    that chunk's rows holding it. A query touches only the clusters that hold all
-    its items (the intersection of its items' cluster lists); its support there
-    is at most ``min`` over the record chunks involved of the rows holding its
-    part (one AND and popcount per item pair), at most the term cap with a term,
-    and each shared chunk involved limits the sum over its eligible members
-    (a packing: :func:`_pack_laminar` on a membership matrix, CP-SAT when the
-    sets cross). Results are cached per distinct itemset.
+    REFINE's joint clusters are nested or disjoint (a laminar family). The index
+    then lays the clusters out in the depth-first order of the joint-cluster
+    forest (:func:`_laminar_order`), so every joint cluster is an interval of
+    positions, and describes each item by its **homes** as intervals: a record
+    chunk or a term chunk is the one position of its cluster, a shared chunk the
+    interval of its joint cluster. One item's homes are disjoint (the model
+    rejects an item with two homes over one cluster), so they are sorted by start.
+
+    An itemset of one or two items is answered without visiting its clusters one
+    by one. Its eligible clusters are the **pieces**: the intersections of a home
+    of each item, and two nested intervals meet in the smaller one. A piece holds
+    at most its number of records (prefix sums of the cluster sizes); on a single
+    cluster, at most the rows of a record chunk holding its part of the itemset
+    (an AND and popcount of ``uint64`` words when both items share the chunk) and
+    at most the term cap with a term-chunk term. Each shared home limits the sum
+    over the pieces inside it to the rows of its chunk holding its part: a piece
+    equal to a home takes that home's limit, and a home strictly larger than its
+    pieces sums them and then takes its limit. This is the bottom-up greedy of
+    :func:`_max_packing` on a laminar tree of depth two (each item's homes are
+    disjoint, so nesting alternates between the two items): exact. All queries
+    of a batch are answered together by array operations, with no Python work
+    per cluster or per piece.
+
+    Itemsets of three or more items, and releases whose joint clusters cross, go
+    through :meth:`ReconstructionModel.max_support`. Results are cached per itemset.
     """
 
     def __init__(self, model: ReconstructionModel) -> None:
-        self.model = model
+        self._model: ReconstructionModel | None = model
+        self._release, self._term_max_support = model.release, model.term_max_support
         self.n_slots = model.n_slots
-        self.sizes = model._sizes
-        self.term_caps = model._term_caps
+        self.cache: dict[frozenset[str], int] = {}
+        self.labels = list(model._homes)
+        self.codes = {item: code for code, item in enumerate(self.labels)}
+        shared_spans = [model._chunk_clusters[idx] for idx, chunk in enumerate(model.chunks) if chunk.shared]
+        order = _laminar_order(len(model.clusters), shared_spans)
+        self.laminar = order is not None
+        if order is None:
+            return
+        n = len(model.clusters)
+        position = np.empty(n, dtype=np.int64)
+        position[order] = np.arange(n)
+        self.prefix = np.concatenate([[0], np.cumsum(model._sizes[order])])
+        self.term_caps = model._term_caps[order]
         widest = max((len(c.rows) for c in model.chunks if not c.shared), default=1)
         self.words = max(1, -(-widest // 64))
-        codes = {item: code for code, item in enumerate(model._homes)}
-        home_item, home_chunk, home_shared, home_count, home_bits, home_clusters = [], [], [], [], [], []
-        for idx, chunk in enumerate(model.chunks):
-            for item, bitset in chunk.bits.items():
-                home_item.append(codes[item])
-                home_chunk.append(-1 if chunk.shared else idx)
-                home_shared.append(idx if chunk.shared else -1)
-                home_count.append(bitset.bit_count())
-                home_bits.append(_words(0 if chunk.shared else bitset, self.words))
-                home_clusters.append(model._chunk_clusters[idx])
+        # (item, lo, hi, record chunk, shared chunk, rows holding the item, those rows
+        # as a bitset for a record chunk, for a shared chunk); "record chunk" is
+        # _TERM for a term-chunk term and _EVERYWHERE for the home of no item that
+        # spans every cluster (the partner of a 1-itemset)
+        homes: list[tuple[int, int, int, int, int, int, int, int]] = [(len(self.labels), 0, n, _EVERYWHERE, -1, 0, 0, 0)]
+        for idx, ch in enumerate(model.chunks):
+            where = position[model._chunk_clusters[idx]]
+            start, stop = int(where.min()), int(where.max()) + 1
+            for label, rows in ch.bits.items():
+                if ch.shared:
+                    homes.append((self.codes[label], start, stop, -1, idx, rows.bit_count(), 0, rows))
+                else:
+                    homes.append((self.codes[label], start, stop, idx, -1, rows.bit_count(), rows, 0))
         for p, cluster in enumerate(model.clusters):
-            for term in cluster.terms:
-                home_item.append(codes[term])
-                home_chunk.append(-1)
-                home_shared.append(-1)
-                home_count.append(0)
-                home_bits.append([0] * self.words)
-                home_clusters.append(np.array([p], dtype=np.int64))
-        lengths = np.fromiter((len(c) for c in home_clusters), dtype=np.int64, count=len(home_clusters))
-        clusters = np.concatenate(home_clusters) if home_clusters else np.zeros(0, dtype=np.int64)
-        item = np.repeat(np.asarray(home_item, dtype=np.int64), lengths)
-        order = np.lexsort((clusters, item))
-        self.cluster = clusters[order]
-        self.chunk = np.repeat(np.asarray(home_chunk, dtype=np.int64), lengths)[order]
-        self.shared = np.repeat(np.asarray(home_shared, dtype=np.int64), lengths)[order]
-        self.shared_count = np.repeat(np.asarray(home_count, dtype=np.int64), lengths)[order]
-        self.bits = np.repeat(np.asarray(home_bits, dtype=np.uint64).reshape(-1, self.words), lengths, axis=0)[order]
-        bounds = np.searchsorted(item[order], np.arange(len(codes) + 1))
-        self.span = {label: (int(bounds[c]), int(bounds[c + 1])) for label, c in codes.items()}
-        self.cache: dict[frozenset[str], int] = {}
+            at = int(position[p])
+            homes += [(self.codes[term], at, at + 1, _TERM, -1, 0, 0, 0) for term in cluster.terms]
+        homes.sort(key=lambda home: (home[0], home[1]))
+        item, lo, hi, chunk, shared, count, record_bits, shared_bits = zip(*homes)
+        self.item, self.lo, self.hi, self.chunk, self.shared, self.count = (
+            np.asarray(column, dtype=np.int64) for column in (item, lo, hi, chunk, shared, count)
+        )
+        raw = b"".join(bits.to_bytes(8 * self.words, "little") for bits in record_bits)
+        self.bits = np.frombuffer(raw, dtype="<u8").reshape(len(homes), self.words)
+        self.shared_bits = list(shared_bits)  # a shared chunk's rows: Python ints (chunks can be wide)
+        self.first = np.searchsorted(self.item, np.arange(len(self.labels) + 2))
+        self.key_lo = self.item * (n + 1) + self.lo
+        self.key_hi = self.item * (n + 1) + self.hi
+
+    def __getstate__(self) -> dict:
+        """Pickled (to a worker) without the compiled model, which is larger and
+        slower to pickle than the release: :attr:`model` rebuilds it there, only
+        if a query needs it."""
+        return {**self.__dict__, "_model": None}
+
+    @property
+    def model(self) -> ReconstructionModel:
+        """The model answering what the index does not (3+ items, crossing joint clusters)."""
+        if self._model is None:
+            self._model = ReconstructionModel(self._release, self._term_max_support)
+        return self._model
 
     def max_supports(self, itemsets: Iterable[Iterable[str]]) -> list[int]:
         """``max_support`` of each itemset, in order."""
-        out = []
-        for itemset in itemsets:
-            key = frozenset(itemset)
-            value = self.cache.get(key)
-            if value is None:
-                value = self.cache[key] = self._max_support(key)
-            out.append(value)
-        return out
-
-    def _max_support(self, items: frozenset[str]) -> int:
-        if not items:
-            return self.n_slots
-        spans = [self.span.get(item) for item in items]
-        if any(s is None for s in spans):
-            return 0
-        rows = [np.arange(a, b) for a, b in spans]
-        eligible = self.cluster[rows[0]]
-        for other in rows[1:]:
-            eligible = np.intersect1d(eligible, self.cluster[other], assume_unique=True)
-            if not len(eligible):
-                return 0
-        at = np.stack([r[np.searchsorted(self.cluster[r], eligible)] for r in rows])  # (items, clusters)
-        chunk, shared = self.chunk[at], self.shared[at]
-        cap = self.sizes[eligible].copy()
-        for i in range(len(rows)):
-            in_chunk = chunk[i] >= 0
-            if not in_chunk.any():
+        keys = [frozenset(itemset) for itemset in itemsets]
+        small = []
+        for key in dict.fromkeys(keys):
+            if key in self.cache:
                 continue
-            joint = self.bits[at[i]]
-            for j in range(len(rows)):
-                if j != i:
-                    same = (chunk[j] == chunk[i]) & in_chunk
-                    joint[same] &= self.bits[at[j][same]]
-            count = np.bitwise_count(joint).sum(axis=1, dtype=np.int64)
-            cap[in_chunk] = np.minimum(cap[in_chunk], count[in_chunk])
-        term = ((chunk < 0) & (shared < 0)).any(axis=0)
-        cap[term] = np.minimum(cap[term], self.term_caps[eligible][term])
-        involved = shared >= 0
-        if not involved.any():
-            return int(cap.sum())
-        ids, inverse = np.unique(shared[involved], return_inverse=True)
-        member = np.zeros((len(ids), len(eligible)), dtype=bool)
-        member[inverse, np.nonzero(involved)[1]] = True
-        holders = np.zeros((len(ids), len(rows)), dtype=bool)
-        holders[inverse, np.nonzero(involved)[0]] = True
-        single = holders.sum(axis=1) == 1
-        limit = self.shared_count[at[holders.argmax(axis=1), member.argmax(axis=1)]]
-        labels = list(items)
-        for s in np.flatnonzero(~single).tolist():
-            held = [labels[h] for h in np.flatnonzero(holders[s])]
-            limit[s] = self.model.chunks[int(ids[s])].rows_containing(held)
-        return _pack_laminar(cap, member, limit)
+            if not key:
+                self.cache[key] = self.n_slots
+            elif any(item not in self.codes for item in key):
+                self.cache[key] = 0
+            elif len(key) <= 2 and self.laminar:
+                small.append(key)
+            else:
+                self.cache[key] = self.model.max_support(key)
+        for start in range(0, len(small), QUERIES_PER_PASS):
+            part = small[start : start + QUERIES_PER_PASS]
+            self.cache.update(zip(part, self._small_max_supports(part).tolist()))
+        return [self.cache[key] for key in keys]
+
+    def _small_max_supports(self, keys: list[frozenset[str]]) -> np.ndarray:
+        """The largest supports of 1- and 2-itemsets (see the class docstring)."""
+        codes = [[self.codes[item] for item in key] for key in keys]
+        a = np.fromiter((c[0] for c in codes), dtype=np.int64, count=len(codes))
+        b = np.fromiter((c[-1] for c in codes), dtype=np.int64, count=len(codes))
+        b[a == b] = len(self.labels)  # a 1-itemset meets the home spanning every cluster
+        homes = np.diff(self.first)
+        swap = homes[a] > homes[b]
+        a[swap], b[swap] = b[swap], a[swap]  # walk the item with fewer homes
+        query, ea = _ranges(self.first[a], homes[a])
+        width = self.prefix.shape[0]  # n + 1
+        start = np.searchsorted(self.key_hi, b[query] * width + self.lo[ea], side="right")
+        stop = np.searchsorted(self.key_lo, b[query] * width + self.hi[ea], side="left")
+        which, eb = _ranges(start, np.maximum(stop - start, 0))
+        query, ea = query[which], ea[which]
+        lo = np.maximum(self.lo[ea], self.lo[eb])
+        hi = np.minimum(self.hi[ea], self.hi[eb])
+        cap = self.prefix[hi] - self.prefix[lo]
+        in_a, in_b = self.chunk[ea] >= 0, self.chunk[eb] >= 0
+        same = in_a & (self.chunk[ea] == self.chunk[eb])
+        if same.any():
+            cap[same] = np.bitwise_count(self.bits[ea[same]] & self.bits[eb[same]]).sum(axis=1, dtype=np.int64)
+        cap = np.where(in_a & ~same, np.minimum(cap, self.count[ea]), cap)
+        cap = np.where(in_b & ~same, np.minimum(cap, self.count[eb]), cap)
+        term = (self.chunk[ea] == _TERM) | (self.chunk[eb] == _TERM)
+        cap[term] = np.minimum(cap[term], self.term_caps[lo[term]])
+        # shared homes: the limit of each, and whether it is the piece or contains it
+        limit_a, limit_b = self.count[ea].copy(), self.count[eb].copy()
+        home_a, home_b = self.shared[ea] >= 0, self.shared[eb] >= 0
+        both = home_a & (self.shared[ea] == self.shared[eb])
+        rows = self.shared_bits
+        limit_a[both] = [(rows[x] & rows[y]).bit_count() for x, y in zip(ea[both].tolist(), eb[both].tolist())]
+        home_b &= ~both
+        equal_a = home_a & (self.hi[ea] - self.lo[ea] == hi - lo)
+        equal_b = home_b & (self.hi[eb] - self.lo[eb] == hi - lo)
+        cap = np.where(equal_a, np.minimum(cap, limit_a), cap)
+        cap = np.where(equal_b, np.minimum(cap, limit_b), cap)
+        # a home strictly larger than its pieces: sum them, then its limit
+        outer_a, outer_b = home_a & ~equal_a, home_b & ~equal_b
+        outer = np.where(outer_a, ea, np.where(outer_b, eb, -1))
+        limit = np.where(outer_a, limit_a, limit_b)
+        total = _sum_by(query[outer < 0], cap[outer < 0], len(keys))
+        grouped = outer >= 0
+        if grouped.any():
+            group_key = query[grouped] * len(self.item) + outer[grouped]
+            groups, first, inverse = np.unique(group_key, return_index=True, return_inverse=True)
+            values = np.minimum(_sum_by(inverse, cap[grouped], len(groups)), limit[grouped][first])
+            total += _sum_by(query[grouped][first], values, len(keys))
+        return total
 
 
-def _pack_laminar(caps: np.ndarray, member: np.ndarray, limit: np.ndarray) -> int:
-    """:func:`_max_packing` with the sets as rows of a boolean matrix: the same
-    bottom-up greedy when they are nested or disjoint (checked on the matrix of
-    pairwise intersections), CP-SAT when two cross."""
-    sizes = member.sum(axis=1)
-    overlap = member.astype(np.int64) @ member.T.astype(np.int64)
-    if not ((overlap == 0) | (overlap == np.minimum(sizes[:, None], sizes[None, :]))).all():
-        limits: dict[frozenset[int], int] = {}
-        for row, value in zip(member, limit.tolist()):
-            key = frozenset(np.flatnonzero(row).tolist())
-            limits[key] = min(value, limits.get(key, value))
-        return _max_packing_cpsat(caps, limits)
-    alone = (overlap > 0).sum(axis=1) == 1  # disjoint from every other set
-    total = int(np.minimum(limit[alone], member[alone] @ caps).sum())
-    caps = np.where(member[alone].any(axis=0), 0, caps)
-    top = np.full(len(caps), -1, dtype=np.int64)
-    best = np.zeros(len(sizes), dtype=np.int64)
-    for j in np.flatnonzero(~alone)[np.argsort(sizes[~alone], kind="stable")].tolist():
-        where = member[j]
+def _sum_by(owner: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The sum of the (integer) ``values`` of each owner ``0..n-1``, as ``int64``
+    (``bincount`` adds in float64: exact below 2**53)."""
+    return np.rint(np.bincount(owner, weights=values, minlength=n)).astype(np.int64)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(owner, index)`` for every index of the ranges ``starts[i] .. starts[i] +
+    lengths[i] - 1``, ranges in order: the owner is ``i``."""
+    owner = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
+    offsets = np.cumsum(lengths) - lengths
+    return owner, np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(offsets - starts, lengths)
+
+
+def _laminar_order(n: int, spans: Sequence[np.ndarray]) -> np.ndarray | None:
+    """An order of the ``n`` clusters in which every span (the clusters of a joint
+    cluster) is contiguous: the depth-first order of the forest of nested spans.
+    None when two spans cross (neither disjoint nor nested)."""
+    distinct = {tuple(sorted(span.tolist())) for span in spans}
+    sets = sorted(distinct, key=len)
+    top = np.full(n, -1, dtype=np.int64)  # the largest span placed so far holding each cluster
+    children: list[list[tuple[bool, int]]] = [[] for _ in sets]  # (is a span, index)
+    for j, members in enumerate(sets):
+        where = np.asarray(members, dtype=np.int64)
         tops = top[where]
-        children = np.unique(tops[tops >= 0])
-        best[j] = min(int(limit[j]), int(caps[where & (top < 0)].sum()) + int(best[children].sum()))
+        inner, counts = np.unique(tops[tops >= 0], return_counts=True)
+        if any(len(sets[c]) != count for c, count in zip(inner.tolist(), counts.tolist())):
+            return None
+        children[j] = [(True, c) for c in inner.tolist()] + [(False, p) for p in where[tops < 0].tolist()]
         top[where] = j
-    return total + int(best[np.unique(top[top >= 0])].sum()) + int(caps[top < 0].sum())
-
-
-def _words(bitset: int, words: int) -> list[int]:
-    """A Python-int bitset as ``words`` little-endian 64-bit words."""
-    return [(bitset >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for w in range(words)]
+    roots = [(True, j) for j in np.unique(top[top >= 0]).tolist()] + [(False, p) for p in np.flatnonzero(top < 0).tolist()]
+    order: list[int] = []
+    stack = roots[::-1]
+    while stack:
+        is_span, index = stack.pop()
+        if is_span:
+            stack.extend(children[index][::-1])
+        else:
+            order.append(index)
+    return np.asarray(order, dtype=np.int64)

@@ -215,3 +215,38 @@ def test_outputs_get_ordinary_permissions(run_cli, tmp_path: Path) -> None:
         assert kept.stat().st_mode & 0o777 == 0o640
     finally:
         os.umask(old)
+
+
+def test_every_command_reading_data_takes_its_format_options(run_cli, tmp_path: Path) -> None:
+    """A semicolon CSV is read the same by anonymize, verify, metrics, attack,
+    audit, hierarchy, rules, hide and compare when `--delimiter ';'` follows; without it the file
+    reads as one item per record and the release no longer matches it."""
+    rows = [f"{a};{b}" for a, b in [("1", "2"), ("1", "3"), ("2", "3")] * 4]
+    data = tmp_path / "semi.csv"
+    data.write_text("\n".join(rows) + "\n")
+    release, trail = tmp_path / "r.json", tmp_path / "t.json"
+    made = run_cli("anonymize", data, "--method", "disassociation", "--k", "2", "--m", "2", "--delimiter", ";",
+                   "-o", release, "--trail", trail, "--executor", "serial", "-q")
+    assert made.code == 0, made.err
+    assert json.loads(release.read_text())["stats"]["item_occurrences_in"] == 24
+    common = ["--original", data, "--trail", trail, "--executor", "serial"]
+    verified = run_cli("verify", release, *common, "--delimiter", ";", "--json")
+    assert verified.code == 0, verified.out
+    assert json.loads(verified.out)["original_sha256"] == json.loads(release.read_text())["provenance"]["input_sha256"]
+    assert run_cli("verify", release, *common, "--json").code == 1  # read as "1;2" items: not the input
+    metrics = run_cli("metrics", release, *common, "--delimiter", ";", "--json")
+    assert metrics.code == 0, metrics.err
+    assert run_cli("attack", release, *common, "--delimiter", ";", "--json", "-q").code == 0
+    assert run_cli("audit", release, *common, "--delimiter", ";", "-q").code == 0
+    hierarchy = tmp_path / "h.csv"
+    assert run_cli("hierarchy", "build", data, "--fanout", "2", "-o", hierarchy, "--delimiter", ";").code == 0
+    assert run_cli("hierarchy", "check", hierarchy, data, "--delimiter", ";").code == 0
+    rules = run_cli("rules", data, "--min-support", "0.3", "--min-confidence", "0.5", "--json", "--delimiter", ";")
+    assert rules.code == 0 and json.loads(rules.out)["rules"], rules.err
+    hidden = tmp_path / "hidden.csv"
+    made = run_cli("hide", data, "--sensitive", "1", "--min-support", "0.3", "--min-confidence", "0.5", "-o", hidden, "-q", "--delimiter", ";")
+    assert made.code == 0, made.err
+    assert all(";" in line or line.count(",") == 0 for line in hidden.read_text().splitlines())  # written as read
+    compared = run_cli("compare", data, "--method", "disassociation", "--k", "2", "-o", tmp_path / "cmp", "--executor", "serial", "--delimiter", ";")
+    assert compared.code == 0, compared.err
+    assert_one_line_error(run_cli("verify", release, "--delimiter", ";"), "verify has no option --delimiter")

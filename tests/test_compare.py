@@ -55,6 +55,168 @@ def test_compare_writes_everything_and_resumes(tmp_path: Path, run_cli, small_da
 
 def test_compare_rejects_bad_specs(tmp_path: Path, run_cli, small_data: Path) -> None:
     result = run_cli("compare", small_data, "--method", "nosuch", "-o", tmp_path / "o")
-    assert result.code == 2 and "unknown anonymizer 'nosuch'" in result.err
+    assert result.code == 2 and "unknown method 'nosuch': not an anonymizer" in result.err
     result = run_cli("compare", small_data, "--method", "disassociation", "--method", "disassociation", "-o", tmp_path / "o")
     assert result.code == 2 and "same label" in result.err
+
+
+# ---------------------------------------------------------------- rule hiding
+
+HIDE = ("--grid", "min_support=0.02", "--grid", "min_confidence=0.3")
+
+
+def _rows(folder: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader((folder / "results.csv").open()))
+
+
+def test_compare_rule_hiding_writes_verifies_and_resumes(tmp_path: Path, run_cli, small_data: Path) -> None:
+    out = tmp_path / "hide"
+    args = ("compare", small_data, "--method", "mfi-relevance", "--method", "fhsar",
+            "--method", "exact=exact:time_limit=10,second_objective=false", *HIDE,
+            "--metric", "rule-side-effects", "-o", out, "-q", "--executor", "serial")
+    first = run_cli(*args, "--grid", "sensitive=2,3")
+    assert first.code == 0, first.err
+    rows = _rows(out)
+    assert len(rows) == 6 and {r["method"] for r in rows} == {"mfi-relevance", "fhsar", "exact"}
+    for row in rows:
+        assert row["verified"] == "True", row["refuted"]
+        assert {"rule-hiding", "removal-only"} <= set(row["certified"].split("; "))
+        assert float(row["rule-side-effects.hiding_failure"]) == 0.0
+        assert int(row["rule-side-effects.added_item_occurrences"]) == 0
+        assert int(row["rule-side-effects.removed_item_occurrences"]) > 0
+        assert int(row["rule-side-effects.sensitive_rules"]) == int(row["sensitive"])
+    for row in (r for r in rows if r["method"] == "exact"):
+        assert row["notes.removal_optimal"] == "1.0"
+        same = [r for r in rows if r["sensitive"] == row["sensitive"]]
+        assert int(row["rule-side-effects.removed_item_occurrences"]) == min(int(r["rule-side-effects.removed_item_occurrences"]) for r in same)
+    for name in ("rule-side-effects", "seconds"):
+        assert (out / "plots" / f"{name}.png").stat().st_size > 1000 and (out / "plots" / f"{name}.svg").is_file()
+    assert "lost_rules" in (out / "index.html").read_text()
+    # Every method hides the same rules at a given count: the choice depends on the seed and the count only.
+    chosen: dict[str, set[str]] = {}
+    for row in rows:
+        params = json.loads((out / "releases" / f"{row['cell']}.json").read_text())["params"]
+        chosen.setdefault(row["sensitive"], set()).add(json.dumps(params["sensitive_rules"]))
+    assert all(len(v) == 1 for v in chosen.values()) and len(chosen) == 2
+    stamps = {p.name: p.stat().st_mtime_ns for p in (out / "cells").glob("*.json")}
+    again = run_cli(*args, "--grid", "sensitive=2,3,4")
+    assert again.code == 0, again.err
+    cells = {p.name: p.stat().st_mtime_ns for p in (out / "cells").glob("*.json")}
+    assert len(cells) == 9 and all(cells[name] == stamp for name, stamp in stamps.items()), "finished cells were recomputed"
+    assert len(_rows(out)) == 9
+
+
+def test_compare_and_hide_share_one_code_path(tmp_path: Path, run_cli, small_data: Path) -> None:
+    """A compare cell with a rule file makes the very release ``privtool hide`` makes."""
+    listed = run_cli("rules", small_data, "--min-support", "0.02", "--min-confidence", "0.3", "--top", "3", "--json")
+    top = json.loads(listed.out)["rules"]
+    rules = tmp_path / "rules.txt"
+    rules.write_text("".join(f"{r['id']}\n" for r in top))
+    hidden = run_cli("hide", small_data, "--rules", rules, "--min-support", "0.02", "--min-confidence", "0.3",
+                     "--sanitizer", "mdsrrc", "-o", tmp_path / "s.dat", "--release", tmp_path / "r.json", "-q")
+    assert hidden.code == 0, hidden.err
+    out = tmp_path / "cmp"
+    result = run_cli("compare", small_data, "--method", f"file=mdsrrc:rules={rules}",
+                     "--method", "top=mdsrrc:sensitive=3,pick=top", *HIDE, "-o", out, "-q", "--no-verify", "--metric", "rule-side-effects")
+    assert result.code == 0, result.err
+    by_method = {r["method"]: r for r in _rows(out)}
+    expected = (tmp_path / "r.json").read_text()
+    for method in ("file", "top"):
+        assert (out / "releases" / f"{by_method[method]['cell']}.json").read_text() == expected
+    by_count = run_cli("hide", small_data, "--sensitive", "3", "--pick", "top", "--min-support", "0.02", "--min-confidence", "0.3",
+                       "--sanitizer", "mdsrrc", "-o", tmp_path / "s2.dat", "--release", tmp_path / "r2.json", "-q")
+    assert by_count.code == 0 and (tmp_path / "r2.json").read_text() == expected
+    # A changed rule file is a different cell, never a stale one.
+    rules.write_text(f"{top[0]['id']}\n")
+    assert run_cli("compare", small_data, "--method", f"file=mdsrrc:rules={rules}", *HIDE, "-o", out, "-q", "--no-verify").code == 0
+    assert len(list((out / "cells").glob("file-*.json"))) == 2
+
+
+class _RemoveConsequents:
+    """A third-party rule hider: drops each sensitive rule's consequent from every
+    record that supports the rule."""
+
+    @staticmethod
+    def make():
+        from privtool.plugins.rulehiding.base import RuleHidingSanitizer
+
+        class RemoveConsequents(RuleHidingSanitizer):
+            name = "remove-consequents"
+            summary = "test plugin"
+
+            def hide(self, workspace, params, ctx):
+                for rule in workspace.rules:
+                    for record in workspace.rows_with(rule.xy).tolist():
+                        workspace.remove(record, next(iter(rule.xy - rule.x)))
+                return {}
+
+        class GiveUp(RuleHidingSanitizer):
+            name = "give-up"
+            summary = "test plugin that never finds a solution"
+
+            def hide(self, workspace, params, ctx):
+                from privtool.errors import NoSolution
+
+                raise NoSolution("give-up found no solution within its budget.")
+
+        return [RemoveConsequents(), GiveUp()]
+
+
+def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(tmp_path: Path, run_cli, small_data: Path) -> None:
+    import types
+
+    from privtool.compare.runner import grid, run_cell
+    from privtool.compare.spec import parse_spec
+    from privtool.context import Context
+    from privtool.hookspecs import hookimpl
+    from privtool.io import read_dataset
+    from privtool.registry import Registry, plugin_manager
+
+    module = types.ModuleType("third_party_hider")
+    module.privtool_sanitizers = hookimpl(lambda: _RemoveConsequents.make())
+    pm = plugin_manager()
+    pm.register(module, name="third-party-hider")
+    registry = Registry(pm)
+    for sub in ("cells", "releases", "trails"):
+        (tmp_path / sub).mkdir()
+    dataset = read_dataset(registry, str(small_data))
+    specs = [parse_spec("remove-consequents:min_support=0.02,min_confidence=0.3"), parse_spec("give-up:min_support=0.02,min_confidence=0.3")]
+    done, failed = (run_cell(registry, dataset, cell, tmp_path, Context(seed=cell.seed)) for cell in grid(specs, {"sensitive": [2]}, 1, 0))
+    assert done["verified"] is True and done["rule-side-effects.hiding_failure"] == 0.0
+    assert "error" not in done and done["rule-side-effects.removed_item_occurrences"] > 0
+    assert failed["error"] == "give-up found no solution within its budget." and "verified" not in failed
+    assert json.loads((tmp_path / "cells" / f"{failed['cell']}.json").read_text()) == failed
+
+
+@pytest.mark.parametrize(
+    ("method", "grid", "message"),
+    [
+        ("mfi-relevance", ("--grid", "sensitive=2"), "--method 'mfi-relevance' needs --min-support."),
+        ("mfi-relevance", HIDE, "give the sensitive rules one way"),
+        ("fhsar:sensitive=2,rules=x.txt", HIDE, "not rules and sensitive."),
+        ("fhsar", (*HIDE, "--grid", "sensitive=0,2"), "--sensitive must be at least 1, not 0."),
+        ("fhsar:pick=best,sensitive=2", HIDE, "--pick must be one of random, top, not 'best'."),
+        ("mfi-relevance+fhsar", HIDE, "works on raw data and takes no further +stage."),
+        ("safe-disassociation", (), "sanitizer 'safe-disassociation' does not work on raw data"),
+        ("fhsar:sensitive=2", (*HIDE, "--grid", "sensitve=3"), "--grid sensitve: no --method takes a parameter 'sensitve'."),
+        ("fhsar:sensitive=2", (*HIDE, "--k", "2,3"), "--k: no --method takes a parameter 'k'."),
+    ],
+)
+def test_compare_rejects_bad_rule_hiding_specs(tmp_path: Path, run_cli, small_data: Path, method: str, grid: tuple, message: str) -> None:
+    result = run_cli("compare", small_data, "--method", method, *grid, "-o", tmp_path / "o", "-q")
+    assert result.code == 2 and message in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert not (tmp_path / "o").exists(), "nothing is written for a bad spec"
+
+
+def test_compare_sample_is_seeded_and_recorded(tmp_path: Path, run_cli, small_data: Path) -> None:
+    def meta(seed: str, name: str) -> dict:
+        args = ("compare", small_data, "--sample", "100", "--seed", seed, "--method", "fhsar", *HIDE,
+                "--grid", "sensitive=1", "--no-verify", "--metric", "rule-side-effects", "-o", tmp_path / name, "-q")
+        result = run_cli(*args)
+        assert result.code == 0, result.err
+        return json.loads((tmp_path / name / "results.json").read_text())["meta"]
+
+    first, again, other = meta("0", "a"), meta("0", "b"), meta("1", "c")
+    assert first["records"] == 100 and first["sample"] == 100
+    assert first["input_sha256"] == again["input_sha256"] != other["input_sha256"]

@@ -52,6 +52,11 @@ class ParameterError(UserError):
     """A parameter is missing, of the wrong type or out of range."""
 
 
+class NoSolution(ParameterError):
+    """A method found no result within the budget its parameters set (a solver
+    time limit): exit 2 for a single run, a recorded outcome in ``compare``."""
+
+
 class PluginError(UserError):
     """Plugins clash (two claim one component name) or a component is unknown."""
 

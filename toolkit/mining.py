@@ -183,6 +183,12 @@ def association_rules(dataset: Dataset, thresholds: Thresholds) -> list[MinedRul
     return rules
 
 
+def strongest_first(mined: Iterable[MinedRule]) -> list[MinedRule]:
+    """Rules by decreasing confidence, then decreasing support, then canonical
+    order (stable): the order ``privtool rules`` lists and ``pick=top`` takes."""
+    return sorted(mined, key=lambda m: (-m.support / m.antecedent_support, -m.support))
+
+
 def rule_sort_key(rule: Rule) -> tuple:
     """Canonical order of rules: by antecedent, then consequent, in label order."""
     return (tuple(map(label_sort_key, rule.antecedent)), tuple(map(label_sort_key, rule.consequent)))

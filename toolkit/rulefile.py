@@ -105,6 +105,12 @@ def resolve_rules(entries: list[RuleLine], dataset: Dataset, thresholds: Thresho
     return rules
 
 
+def rules_from_param(text: str, dataset: Dataset, thresholds: Thresholds) -> list[Rule]:
+    """The rules of a ``sensitive_rules`` parameter (rule-file syntax, ``;`` also ends a line)."""
+    entries = parse_rule_lines(text.replace(";", "\n").splitlines(), "--sensitive-rules")
+    return resolve_rules(entries, dataset, thresholds, "--sensitive-rules")
+
+
 def rules_text(rules: Iterable[Rule]) -> str:
     """Rules in the file syntax, one a line (the form sanitizer parameters take)."""
     return "\n".join(rule.text for rule in rules)

@@ -102,7 +102,7 @@ class _Reallocation:
         live = np.zeros(len(self.hash), dtype=bool)
         live[self.part[placed]] = True
         ids = np.flatnonzero(live)
-        forms, first, inverse = np.unique(self.hash[ids], axis=0, return_index=True, return_inverse=True)
+        forms, inverse = np.unique(self.hash[ids], axis=0, return_inverse=True)
         new_of_old = np.full(len(self.hash), -1, dtype=np.int64)
         new_of_old[ids] = inverse.ravel()
         merged = np.bincount(inverse.ravel(), minlength=len(forms)) > 1

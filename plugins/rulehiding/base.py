@@ -30,7 +30,7 @@ from privtool.errors import ParameterError
 from privtool.mining import Rule, Thresholds
 from privtool.params import Param
 from privtool.release import Release
-from privtool.rulefile import parse_rule_lines, resolve_rules
+from privtool.rulefile import rules_from_param
 from privtool.trail import Trail
 
 from .workspace import IdRule, Workspace
@@ -45,12 +45,6 @@ COMMON_PARAMS: tuple[Param, ...] = (
     Param("min_support", float, required=True, help="minimum support: a fraction in (0, 1) or a record count >= 1"),
     Param("min_confidence", float, required=True, min=0.0, max=1.0, help="minimum confidence in [0, 1]"),
 )
-
-
-def sensitive_rules_from_param(text: str, dataset: Dataset, thresholds: Thresholds) -> list[Rule]:
-    """Parse the ``sensitive_rules`` parameter (rule-file syntax, ``;`` also ends a line)."""
-    entries = parse_rule_lines(text.replace(";", "\n").splitlines(), "--sensitive-rules")
-    return resolve_rules(entries, dataset, thresholds, "--sensitive-rules")
 
 
 class RuleHidingSanitizer(Sanitizer):
@@ -69,7 +63,7 @@ class RuleHidingSanitizer(Sanitizer):
             raise ParameterError(f"sanitizer {self.name!r} hides rules in raw data, not in a release.")
         dataset = target
         thresholds = Thresholds.of(params["min_support"], params["min_confidence"], dataset.n_records)
-        rules = sensitive_rules_from_param(params["sensitive_rules"], dataset, thresholds)
+        rules = rules_from_param(params["sensitive_rules"], dataset, thresholds)
         workspace = Workspace(dataset, [IdRule.of(rule, dataset) for rule in rules], thresholds)
         with ctx.stage(f"hiding {len(rules)} rules ({self.name})"):
             notes = self.hide(workspace, params, ctx)

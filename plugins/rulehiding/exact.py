@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from privtool.context import Context
-from privtool.errors import ParameterError
+from privtool.errors import NoSolution
 from privtool.mining import association_rules
 from privtool.params import Param
 
@@ -181,7 +181,7 @@ class Exact(RuleHidingSanitizer):
         solver.parameters.random_seed = ctx.seed & 0x7FFFFFFF
         status = solver.Solve(model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise ParameterError(
+            raise NoSolution(
                 f"exact found no solution within --time-limit {params['time_limit']} s "
                 f"({solver.StatusName(status)}); raise it or use a heuristic sanitizer."
             )

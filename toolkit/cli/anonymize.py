@@ -17,7 +17,7 @@ from .common import (
     app,
     describe_params,
     load_config,
-    parse_component_options,
+    options_and_format_options,
     run_options,
     running,
     stderr_console,
@@ -73,8 +73,9 @@ def command(
     if output is None:
         raise ParameterError("anonymize needs -o RELEASE.json.")
     _, _, spec = stage_specs(registry, method, sanitizers)
-    options = {**settings, **parse_component_options(ctx.args, spec, f"method {method!r}")}
-    dataset = read_dataset(registry, data, fmt)
+    given, read_options = options_and_format_options(registry, data, fmt, ctx.args, spec, f"method {method!r}")
+    options = {**settings, **given}
+    dataset = read_dataset(registry, data, fmt, read_options)
     with running(run) as run_ctx:
         outcome = run_method(registry, dataset, method, options, run_ctx, sanitizers)
     write_outcome(outcome, output, trail)

@@ -21,7 +21,7 @@ from .common import (
     app,
     echo_json,
     load_evidence,
-    parse_component_options,
+    options_and_format_options,
     run_options,
     running,
     stdout_console,
@@ -58,9 +58,9 @@ def command(
     """Attack RELEASE as an adversary would; exit 1 if a finding breaks its guarantee."""
     registry = app(ctx).registry
     release = read_release(release_path)
-    evidence = load_evidence(registry, original, fmt, trail)
     spec = merge_specs(registry.get("attack", n).params for n in (attacks or registry.names("attack")))
-    options = parse_component_options(ctx.args, spec, "attack")
+    options, read_options = options_and_format_options(registry, original, fmt, ctx.args, spec, "attack")
+    evidence = load_evidence(registry, original, fmt, trail, read_options)
     if known is not None:
         options["known"] = known
     if targets is not None:

@@ -22,7 +22,7 @@ from .common import (
     RunSettings,
     app,
     load_evidence,
-    parse_component_options,
+    options_and_format_options,
     run_options,
     running,
     stderr_console,
@@ -60,9 +60,10 @@ def command(
         raise ParameterError(f"audit --format {report_format} needs -o REPORT.")
     registry = app(ctx).registry
     release = read_release(release_path)
-    evidence = load_evidence(registry, original, data_format, trail)
     components = [*select(registry, "verifier", release, ()), *select(registry, "attack", release, attacks), *select(registry, "metric", release, ())]
-    options = parse_component_options(ctx.args, merge_specs(c.params for c in components), "audit")
+    spec = merge_specs(c.params for c in components)
+    options, read_options = options_and_format_options(registry, original, data_format, ctx.args, spec, "audit")
+    evidence = load_evidence(registry, original, data_format, trail, read_options)
     with running(run) as run_ctx:
         audit = build_audit(registry, release, release_path, file_sha256(release_path), evidence, options, run_ctx, include_examples, attacks)
     if report_format == "terminal":

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from ..components import Evidence
 from ..context import Context
+from ..dataset import Dataset
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
 from ..io import choose_format, read_dataset
@@ -164,13 +165,42 @@ def describe_params(spec: Sequence[Param]) -> str:
     return "\n".join(lines)
 
 
-def load_evidence(registry: Registry, original: str | None, fmt: str | None, trail: str | None) -> Evidence:
+def load_evidence(
+    registry: Registry, original: str | None, fmt: str | None, trail: str | None, format_options: dict[str, Any] | None = None
+) -> Evidence:
     """What ``verify``, ``attack``, ``metrics`` and ``audit`` may read besides the
-    release: the original dataset and the private trail, each when given."""
+    release: the original dataset (read with its format's options) and the
+    private trail, each when given."""
     return Evidence(
-        original=read_dataset(registry, original, fmt) if original else None,
+        original=read_dataset(registry, original, fmt, format_options) if original else None,
         trail=read_trail(trail) if trail else None,
     )
+
+
+FORMAT_ARGS = {"ignore_unknown_options": True, "allow_extra_args": True}
+"""Click context settings of a command whose free arguments are its data format's options."""
+FORMAT_EPILOG = "Options of DATA's format go last, e.g. `data.csv --delimiter ';'`."
+
+
+def read_data_argument(ctx: click.Context, data: str, fmt: str | None) -> Dataset:
+    """DATA of a command whose only free arguments are DATA's format options."""
+    registry = app(ctx).registry
+    _, read_options = options_and_format_options(registry, data, fmt, ctx.args, (), f"reading {data}")
+    return read_dataset(registry, data, fmt, read_options)
+
+
+def options_and_format_options(
+    registry: Registry, data: str | None, fmt: str | None, args: Sequence[str], spec: Sequence[Param], owner: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Free arguments for the components of a command (``spec``) and for the
+    format of its data file (``--delimiter ';'`` for a CSV file), parsed
+    together: ``(component values, format options)``. A name both declare goes
+    to the components; without a data file only ``spec`` is accepted."""
+    taken = {p.name for p in spec}
+    extra = [p for p in choose_format(registry, data, fmt).params if p.name not in taken] if data else []
+    values = parse_component_options(args, [*spec, *extra], owner)
+    own = {p.name for p in extra}
+    return {k: v for k, v in values.items() if k not in own}, {k: v for k, v in values.items() if k in own}
 
 
 def format_options(registry: Registry, path: str, fmt: str | None, args: Sequence[str]) -> tuple[str, dict[str, Any]]:

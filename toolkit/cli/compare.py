@@ -9,17 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 from rich.live import Live
 from rich.table import Table
 
+from ..compare.methods import check as check_spec, declared
 from ..compare.report import write_outputs
 from ..compare.runner import grid, load_cell, run_cell
 from ..compare.spec import parse_spec
-from ..context import Context, SilentProgress
+from ..context import Context, SeedSplitter, SilentProgress
+from ..dataset import Dataset
 from ..errors import ParameterError
 from ..executors import make_executor
-from ..io import read_dataset
-from .common import RunSettings, app, run_options, stderr_console
+from .common import FORMAT_ARGS, FORMAT_EPILOG, RunSettings, app, read_data_argument, run_options, stderr_console
 
 
 def _value(text: str) -> Any:
@@ -51,7 +53,14 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
     return table
 
 
-@click.command("compare")
+def sample_records(dataset: Dataset, n: int, seed: int) -> Dataset:
+    """``n`` records drawn uniformly without replacement (``rng("compare-sample", n)``
+    of ``seed``), in file order, over the labels they use."""
+    picked = SeedSplitter(seed).rng("compare-sample", n).choice(dataset.n_records, n, replace=False)
+    return dataset.subset(np.sort(picked)).compact()
+
+
+@click.command("compare", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("data")
 @click.option("--method", "methods", multiple=True, required=True, metavar="SPEC", help="[LABEL=]METHOD[:OPT=V,...][+SANITIZER...] (repeatable).")
 @click.option("--k", "ks", default=None, metavar="K1,K2,...", help="Values of k to sweep.")
@@ -59,12 +68,13 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
 @click.option("--grid", "grids", multiple=True, metavar="NAME=V1,V2", help="Any other parameter to sweep (repeatable).")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per cell, with seeds seed, seed+1, ...")
 @click.option("--format", "fmt", default=None, help="Input format (default: from the extension).")
+@click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N", help="Run on N records of DATA drawn with the seed (kept in file order).")
 @click.option("-o", "--output", required=True, metavar="DIR", help="Output folder (created; finished cells in it are reused).")
 @click.option("--no-verify", is_flag=True, help="Skip verification (faster; the results say so).")
 @click.option("--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: every metric that applies).")
 @run_options
 @click.pass_context
-def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, output: str, no_verify: bool, metrics: tuple[str, ...], run: RunSettings) -> int:
+def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, sample: int | None, output: str, no_verify: bool, metrics: tuple[str, ...], run: RunSettings) -> int:
     """Run each method on DATA over a grid, verify and measure every release, and
     write results.csv, results.json, plots and index.html to DIR (resumable)."""
     registry = app(ctx).registry
@@ -74,10 +84,6 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         raise ParameterError("two --method specs have the same label; name them LABEL=SPEC.")
     for name in metrics:
         registry.get("metric", name)
-    for spec in specs:
-        registry.get("anonymizer", spec.method)
-        for sanitizer in spec.sanitizers:
-            registry.get("sanitizer", sanitizer)
     axes: dict[str, list[Any]] = {}
     if ks:
         axes["k"] = _axis("--k", ks)
@@ -88,15 +94,24 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         if not eq or not name:
             raise ParameterError(f"--grid expects NAME=V1,V2, got {item!r}.")
         axes[name.replace("-", "_")] = _axis(f"--grid {name}", values)
+    for spec in specs:
+        check_spec(registry, spec, axes)
+    known = {p.name for spec in specs for p in declared(registry, spec)}
+    for name in axes:
+        if name not in known:
+            option = {"k": "--k", "m": "--m"}.get(name, f"--grid {name}")
+            raise ParameterError(f"{option}: no --method takes a parameter {name!r}.")
     out_dir = Path(output)
     if out_dir.exists() and not out_dir.is_dir():
         raise ParameterError(f"-o {output} exists and is not a folder.")
     for sub in ("cells", "releases", "trails", "plots"):
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
-    dataset = read_dataset(registry, data, fmt)
+    dataset = read_data_argument(ctx, data, fmt)
+    if sample is not None and sample < dataset.n_records:
+        dataset = sample_records(dataset, sample, run.seed)
     input_sha = dataset.content_sha256()
     cells = grid(specs, axes, repeat, run.seed)
-    meta = {"data": data, "input_sha256": input_sha, "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "", "verified": not no_verify, "metrics": list(metrics) or "all that apply"}
+    meta = {"data": data, "sample": sample, "records": dataset.n_records, "input_sha256": input_sha, "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "", "verified": not no_verify, "metrics": list(metrics) or "all that apply"}
     status: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     run_executor = make_executor(run.executor, run.workers, run.scheduler)
@@ -113,7 +128,7 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
                 if row is None:
                     run_ctx = Context(seed=cell.seed, executor=run_executor, progress=SilentProgress())
                     row = run_cell(registry, dataset, cell, out_dir, run_ctx, verify=not no_verify, metrics=metrics)
-                    entry["status"] = "done"
+                    entry["status"] = "no solution" if row.get("error") else "done"
                 else:
                     entry["status"] = "resumed"
                 entry.update(seconds=row.get("seconds"), verified=row.get("verified"))

@@ -8,8 +8,7 @@ from rich.tree import Tree
 
 from ..errors import ParameterError
 from ..hierarchy import Hierarchy, parse_lengths, read_hierarchy
-from ..io import read_dataset
-from .common import app, echo_json, stderr_console, stdout_console
+from .common import FORMAT_ARGS, FORMAT_EPILOG, echo_json, read_data_argument, stderr_console, stdout_console
 
 _IN_FORMATS = click.Choice(["auto", "edges", "paths"])
 
@@ -19,7 +18,7 @@ def command() -> None:
     """Build, check and show generalisation hierarchies (CSV of edges or paths)."""
 
 
-@command.command("build")
+@command.command("build", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("data", required=False)
 @click.option("--prefix", default=None, metavar="LENGTHS", help="Code-prefix hierarchy with these prefix lengths, e.g. 1,2,3.")
 @click.option("--fanout", type=int, default=None, help="Balanced hierarchy with this fan-out over the sorted items.")
@@ -35,7 +34,7 @@ def build(ctx: click.Context, data: str | None, prefix: str | None, fanout: int 
     sources = [name for name, value in (("--prefix", prefix), ("--fanout", fanout), ("--from-paths", from_paths), ("--from-edges", from_edges)) if value is not None]
     if len(sources) != 1:
         raise ParameterError("hierarchy build needs exactly one of --prefix, --fanout, --from-paths, --from-edges.")
-    dataset = read_dataset(app(ctx).registry, data, fmt) if data else None
+    dataset = read_data_argument(ctx, data, fmt) if data else None
     if prefix is not None or fanout is not None:
         if dataset is None:
             raise ParameterError(f"hierarchy build {sources[0]} needs a DATA file whose items become the leaves.")
@@ -49,7 +48,7 @@ def build(ctx: click.Context, data: str | None, prefix: str | None, fanout: int 
     return 0
 
 
-@command.command("check")
+@command.command("check", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("hierarchy_file", metavar="HIERARCHY")
 @click.argument("data")
 @click.option("--hierarchy-format", type=_IN_FORMATS, default="auto", show_default=True)
@@ -58,7 +57,7 @@ def build(ctx: click.Context, data: str | None, prefix: str | None, fanout: int 
 def check(ctx: click.Context, hierarchy_file: str, data: str, hierarchy_format: str, fmt: str | None) -> int:
     """Check that HIERARCHY is a valid tree with every item of DATA as a leaf."""
     hierarchy = read_hierarchy(hierarchy_file, hierarchy_format)
-    dataset = read_dataset(app(ctx).registry, data, fmt)
+    dataset = read_data_argument(ctx, data, fmt)
     hierarchy.leaf_ids(dataset)
     unused = hierarchy.n_leaves - dataset.n_items
     click.echo(

@@ -16,18 +16,16 @@ import click
 from rich.table import Table
 
 from ..assess import MetricResult, run_metrics, select
-from ..components import Evidence
 from ..errors import ParameterError
-from ..io import read_dataset
 from ..params import merge_specs
 from ..release import read_release
-from ..trail import read_trail
 from .common import (
     RunSettings,
     app,
     describe_params,
     echo_json,
-    parse_component_options,
+    load_evidence,
+    options_and_format_options,
     run_options,
     running,
     stdout_console,
@@ -73,13 +71,11 @@ def command(
         raise ParameterError("metrics needs a RELEASE file.")
     published = read_release(release)
     metrics = select(registry, "metric", published, names)
-    options: dict[str, Any] = parse_component_options(ctx.args, merge_specs(m.params for m in metrics), "privtool metrics")
+    spec = merge_specs(m.params for m in metrics)
+    options, read_options = options_and_format_options(registry, original, fmt, ctx.args, spec, "privtool metrics")
     if samples is not None:
         options["samples"] = samples
-    evidence = Evidence(
-        original=read_dataset(registry, original, fmt) if original else None,
-        trail=read_trail(trail) if trail else None,
-    )
+    evidence = load_evidence(registry, original, fmt, trail, read_options)
     with running(run, progress=not as_json) as run_ctx:
         results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names))
     if as_json:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from ..io import read_dataset
-from ..mining import Thresholds, association_rules
-from .common import app, echo_json, stdout_console
+from ..mining import Thresholds, association_rules, strongest_first
+from .common import FORMAT_ARGS, FORMAT_EPILOG, echo_json, read_data_argument, stdout_console
 
 
-@click.command("rules")
+@click.command("rules", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("data")
 @click.option("--min-support", type=float, required=True, help="A fraction in (0, 1) of the records, or a record count >= 1.")
 @click.option("--min-confidence", type=float, required=True, help="Minimum confidence in [0, 1].")
@@ -26,10 +25,9 @@ from .common import app, echo_json, stdout_console
 @click.pass_context
 def command(ctx: click.Context, data: str, min_support: float, min_confidence: float, top: int | None, fmt: str | None, as_json: bool) -> int:
     """List the association rules of DATA with stable ids."""
-    dataset = read_dataset(app(ctx).registry, data, fmt)
+    dataset = read_data_argument(ctx, data, fmt)
     thresholds = Thresholds.of(min_support, min_confidence, dataset.n_records)
-    mined = association_rules(dataset, thresholds)
-    mined.sort(key=lambda m: (-m.support * 1.0 / m.antecedent_support, -m.support))
+    mined = strongest_first(association_rules(dataset, thresholds))
     total = len(mined)
     shown = mined[:top] if top else mined
     if as_json:

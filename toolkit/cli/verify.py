@@ -13,7 +13,15 @@ from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import file_sha256, read_dataset
 from ..release import read_release
 from ..trail import read_trail
-from .common import RunSettings, app, echo_json, run_options, running, stdout_console
+from .common import (
+    RunSettings,
+    app,
+    echo_json,
+    options_and_format_options,
+    run_options,
+    running,
+    stdout_console,
+)
 
 ENGINES = ("auto", "cpsat", "enum", "both")
 
@@ -31,7 +39,11 @@ def _short(obj: object, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@click.command("verify")
+@click.command(
+    "verify",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    epilog="Options of --original's format go after RELEASE, e.g. `--original data.csv --delimiter ';'`.",
+)
 @click.argument("release")
 @click.option("--original", default=None, metavar="DATA", help="The original data, for faithfulness and removal/generalization checks.")
 @click.option("--format", "fmt", default=None, help="Format of --original (default: from the extension).")
@@ -65,7 +77,8 @@ def command(
     if m is not None and m < 1:
         raise ParameterError(f"--m must be at least 1, not {m}.")
     published = read_release(release)
-    dataset = read_dataset(registry, original, fmt) if original else None
+    _, read_options = options_and_format_options(registry, original, fmt, ctx.args, (), "verify")
+    dataset = read_dataset(registry, original, fmt, read_options) if original else None
     audit_trail = read_trail(trail) if trail else None
     release_sha = file_sha256(release)  # = Release.sha256() for a file written by privtool (canonical)
     original_sha = dataset.content_sha256() if dataset is not None else None

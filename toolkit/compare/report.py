@@ -20,7 +20,7 @@ from ..atomic import atomic_open, write_text_atomic
 
 def columns(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]:
     """Method, grid axes, run columns, then every measure in first-seen order."""
-    seen: list[str] = ["method", *axes, "repeat", "seed", "seconds", "verified", "refuted", "verify_seconds", "cell"]
+    seen: list[str] = ["method", *axes, "repeat", "seed", "seconds", "verified", "certified", "refuted", "error", "verify_seconds", "cell"]
     for row in rows:
         for key in row:
             if key not in seen:
@@ -67,6 +67,9 @@ def series(rows: Sequence[Mapping[str, Any]], x: str, y: str) -> dict[str, list[
     return {m: sorted((xv, sum(v) / len(v)) for xv, v in by_x.items()) for m, by_x in sums.items()}
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
 def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, ys: Sequence[str]) -> str:
     """Write ``plots/<group>.png`` and ``.svg``, one panel per measure of the
     group; return the SVG text for the index."""
@@ -81,10 +84,15 @@ def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, y
     ncols = min(3, len(ys))
     nrows = -(-len(ys) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False, layout="constrained")
+    ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float)) and not isinstance(row.get(x), bool)})
     for ax, y in zip(axes.flat, ys):
-        for method, points in sorted(series(rows, x, y).items()):
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=method)
-        if all(isinstance(row.get(x), int) for row in rows):
+        for n, (method, points) in enumerate(sorted(series(rows, x, y).items())):
+            # Markers and dashes differ per method, so a method that ties another stays visible.
+            ax.plot([p[0] for p in points], [p[1] for p in points], label=method, marker=MARKERS[n % len(MARKERS)],
+                    markersize=max(3.0, 9 - 1.5 * n), zorder=2 + n, linestyle=("-", "--", ":")[n % 3], alpha=0.85)
+        if len(ticks) <= 12:
+            ax.set_xticks(ticks)
+        elif all(isinstance(t, int) for t in ticks):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(x)
         ax.set_title(y, fontsize="medium")

@@ -3,14 +3,22 @@
 A cell is one method spec at one point of the grid with one seed. Its result (a
 flat row of numbers) is written to ``DIR/cells/<id>.json`` as soon as it is
 done; the id is a hash of everything that defines the cell and of the input, so
-a re-run skips finished cells and a changed input or spec never reuses a stale one.
+a re-run skips finished cells and a changed input or spec never reuses a stale one
+(an option or grid value naming a file, a hierarchy or a rule file, brings the
+file's content hash into the id).
+
+A method that finds no solution within its budget (:class:`~privtool.errors.NoSolution`,
+e.g. ``exact`` at its time limit) is a result: the row holds the ``error`` and no
+measures, and the cell counts as finished.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
+import os
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -23,8 +31,11 @@ from ..atomic import write_text_atomic
 from ..components import Evidence
 from ..context import Context
 from ..dataset import Dataset
-from ..pipeline import run_method, stage_specs, write_outcome
+from ..errors import NoSolution
+from ..io import file_sha256
+from ..pipeline import write_outcome
 from ..registry import Registry
+from . import methods
 from .spec import MethodSpec
 
 
@@ -38,12 +49,28 @@ class Cell:
     def key(self, input_sha256: str, measured: Sequence[Any] = ()) -> str:
         """A file-name-safe id: readable prefix plus a hash of the cell, the input
         and what is measured (verification, chosen metrics)."""
+        files = [_content_sha256(v) for v in (*self.spec.options.values(), *(v for _, v in self.point)) if isinstance(v, str)]
         blob = json.dumps(
-            [self.spec.label, self.spec.method, self.spec.sanitizers, sorted(self.spec.options.items()), self.point, self.seed, input_sha256, list(measured)],
+            [self.spec.label, self.spec.method, self.spec.sanitizers, sorted(self.spec.options.items()), self.point, self.seed, input_sha256, list(measured)]
+            + ([[f for f in files if f]] if any(files) else []),
             default=str,
         )
         slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.spec.label}-{'-'.join(f'{k}{v}' for k, v in self.point)}-r{self.repeat}").strip("-")
         return f"{slug[:60]}-{hashlib.sha256(blob.encode()).hexdigest()[:10]}"
+
+
+def _content_sha256(value: str) -> str | None:
+    """The content hash of the file ``value`` names, or None when it names none."""
+    try:
+        stat = os.stat(value)
+    except (OSError, ValueError):
+        return None
+    return _file_digest(value, stat.st_size, stat.st_mtime_ns) if os.path.isfile(value) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    return file_sha256(path)
 
 
 def grid(specs: Sequence[MethodSpec], axes: Mapping[str, Sequence[Any]], repeat: int, seed: int) -> list[Cell]:
@@ -76,35 +103,40 @@ def run_cell(
 ) -> dict[str, Any]:
     """Anonymize, verify and measure one cell (``metrics``: only these, default
     every one that applies); write its release, trail and row."""
-    _, _, spec = stage_specs(registry, cell.spec.method, cell.spec.sanitizers)
-    declared = {p.name for p in spec}
+    declared = {p.name for p in methods.declared(registry, cell.spec)}
     point = {k: v for k, v in cell.point if k in declared}
     options = {**cell.spec.options, **point}
-    start = time.perf_counter()
-    outcome = run_method(registry, dataset, cell.spec.method, options, ctx, cell.spec.sanitizers)
-    seconds = time.perf_counter() - start
     key = cell.key(dataset.content_sha256(), (verify, *metrics))
-    write_outcome(outcome, out_dir / "releases" / f"{key}.json", out_dir / "trails" / f"{key}.json")
     row: dict[str, Any] = {
         "cell": key,
         "method": cell.spec.label,
         **{k: (v if k in declared else None) for k, v in cell.point},
         "repeat": cell.repeat,
         "seed": cell.seed,
-        "seconds": round(seconds, 4),
     }
+    start = time.perf_counter()
+    try:
+        outcome = methods.run(registry, dataset, cell.spec, options, ctx)
+    except NoSolution as exc:
+        row.update(seconds=round(time.perf_counter() - start, 4), error=exc.message)
+        write_text_atomic(out_dir / "cells" / f"{key}.json", json.dumps(row, default=str) + "\n")
+        return row
+    row["seconds"] = round(time.perf_counter() - start, 4)
+    write_outcome(outcome, out_dir / "releases" / f"{key}.json", out_dir / "trails" / f"{key}.json")
+    row.update(_flat_numbers("notes", outcome.trail.notes))
     evidence = Evidence(original=dataset, trail=outcome.trail)
     release = outcome.release
     if verify:
         refuted: list[str] = []
+        certified: list[str] = []
         start = time.perf_counter()
-        checked = 0
         for verifier in select(registry, "verifier", release, ()):
             for certificate in verifier.verify(release, evidence, options_for(verifier, {}), ctx):
-                checked += certificate.holds is not None
-                if certificate.holds is False:
-                    refuted.append(f"{verifier.name}: {certificate.guarantee}")
-        row["verified"] = bool(checked) and not refuted
+                if certificate.holds is not None:
+                    name = verifier.name if certificate.guarantee == verifier.name else f"{verifier.name}: {certificate.guarantee}"
+                    (certified if certificate.holds else refuted).append(name)
+        row["verified"] = bool(certified) and not refuted
+        row["certified"] = "; ".join(certified)
         row["refuted"] = "; ".join(refuted)
         row["verify_seconds"] = round(time.perf_counter() - start, 4)
     chosen = [m for m in select(registry, "metric", release, ()) if not metrics or m.name in metrics]
