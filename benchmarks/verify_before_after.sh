@@ -2,7 +2,7 @@
 # CPU seconds (user+sys, workers included) and peak memory of `privtool verify`
 # with two installs of privtool: BEFORE (e.g. main's venv) and AFTER (this one).
 #
-#   bash benchmarks/verify_before_after.sh /work/main/.venv/bin/privtool .venv/bin/privtool \
+#   bash benchmarks/verify_before_after.sh BEFORE_VENV/bin/privtool .venv/bin/privtool \
 #        benchmarks/out/wv2/safe.json benchmarks/out/wv2/safe-trail.json ../shared/data/bms-webview-2.dat.gz
 #
 # Runs, for each install, every certificate without the original and then
