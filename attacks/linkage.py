@@ -31,7 +31,6 @@ the target's items were not published together (suppressed): no link.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -47,6 +46,8 @@ from privtool.hookspecs import hookimpl
 from privtool.params import Param
 from privtool.release import Release
 from privtool.results import Finding
+
+from .covering_records import CoveringRecordCounter
 
 EXAMPLES_SHOWN = 20
 BATCH_TARGETS = 500
@@ -78,56 +79,6 @@ def known_itemsets(
     return sorted(chosen)
 
 
-class _RecordCounter:
-    """Counts published records (with multiplicity) whose covered items include a query.
-
-    ``covers`` maps each published record to the original items it covers: the
-    record's own items (sanitized) or every leaf under its labels (generalized).
-    Distinct published records are counted once with their multiplicity.
-    """
-
-    def __init__(self, covered: Sequence[frozenset[str]]) -> None:
-        distinct: dict[frozenset[str], int] = {}
-        for items in covered:
-            distinct[items] = distinct.get(items, 0) + 1
-        self.weights = np.array(list(distinct.values()), dtype=np.int64)
-        rows: dict[str, list[int]] = {}
-        for row, items in enumerate(distinct):
-            for item in items:
-                rows.setdefault(item, []).append(row)
-        self.rows = {item: np.array(r, dtype=np.int64) for item, r in rows.items()}
-
-    def many(self, queries: Sequence[Sequence[str]]) -> list[int]:
-        """The count of each query, in order."""
-        return [self(query) for query in queries]
-
-    def __call__(self, query: Sequence[str]) -> int:
-        lists = sorted((self.rows.get(item) for item in query), key=lambda r: -1 if r is None else len(r))
-        if lists[0] is None:
-            return 0
-        common = lists[0]
-        for other in lists[1:]:
-            common = np.intersect1d(common, other, assume_unique=True)
-            if not len(common):
-                return 0
-        return int(self.weights[common].sum())
-
-
-def _leaves_under(hierarchy_json: dict[str, Any]) -> Callable[[str], frozenset[str]]:
-    """Leaves of the published hierarchy under each node (a leaf covers itself)."""
-    from privtool.hierarchy import Hierarchy
-
-    hierarchy = Hierarchy.from_json(hierarchy_json)
-    leaves = np.flatnonzero(hierarchy.is_leaf)
-
-    @functools.cache
-    def leaves_under(label: str) -> frozenset[str]:
-        below = leaves[hierarchy.is_ancestor_or_self(hierarchy.node_id(label), leaves)]
-        return frozenset(hierarchy.labels[v] for v in below)
-
-    return leaves_under
-
-
 class _ReconstructionCounter:
     """Largest support over all reconstructions of a disassociated release, for
     one query (``counter(query)``) or many (``counter.many(queries)``, batched
@@ -146,19 +97,18 @@ class _ReconstructionCounter:
         return self.index.max_supports([query])[0]
 
 
-def match_counter(release: Release) -> _RecordCounter | _ReconstructionCounter:
+def match_counter(release: Release) -> CoveringRecordCounter | _ReconstructionCounter:
     """The callable that counts the candidate records of a known itemset
     (``many`` counts a list of them)."""
     if release.kind == "disassociated":
         return _ReconstructionCounter(release)
     if release.kind == "generalized":
-        leaves = _leaves_under(release.hierarchy or {"root": "", "edges": []})
-        return _RecordCounter([frozenset().union(*(leaves(label) for label in record)) for record in release.records])
-    return _RecordCounter([frozenset(record) for record in release.records])
+        return CoveringRecordCounter(release.records, release.hierarchy or {"root": "", "edges": []})
+    return CoveringRecordCounter(release.records)
 
 
 def _attack_targets(
-    counter: _RecordCounter | _ReconstructionCounter, known: int, limit: int, seeds: SeedSplitter, batch: list[tuple[int, list[str]]]
+    counter: CoveringRecordCounter | _ReconstructionCounter, known: int, limit: int, seeds: SeedSplitter, batch: list[tuple[int, list[str]]]
 ) -> list[tuple[int, int, int, tuple[str, ...] | None]]:
     """For each target: (position, itemsets tried, smallest non-zero count, its
     itemset). The known itemsets of the whole batch are counted in one call."""
