@@ -72,10 +72,11 @@ def known_itemsets(
     generator = rng()
     sizes = np.arange(1, min(known, n) + 1)
     weights = np.array([math.comb(n, int(s)) for s in sizes], dtype=float)
+    p = weights / weights.sum()
     while len(chosen) < limit:
-        size = int(generator.choice(sizes, p=weights / weights.sum()))
-        picks = np.sort(generator.choice(n, size=size, replace=False))
-        chosen.add(tuple(record[i] for i in picks))
+        size = int(generator.choice(sizes, p=p))
+        picks = np.sort(generator.choice(n, size=size, replace=False)).tolist()
+        chosen.add(tuple([record[i] for i in picks]))
     return sorted(chosen)
 
 
