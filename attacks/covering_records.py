@@ -72,19 +72,9 @@ class CoveringRecordCounter:
         covered, leaf_labels = _covered_leaves(list(distinct), hierarchy)
         columns = covered.tocsc()
         columns.sort_indices()
-        class_of_leaf = np.empty(columns.shape[1], dtype=np.int64)
-        class_of_rows: dict[bytes, int] = {}
-        representatives: list[int] = []  # the first leaf of each class
-        for leaf in range(columns.shape[1]):
-            rows = columns.indices[columns.indptr[leaf] : columns.indptr[leaf + 1]]
-            if not len(rows):
-                class_of_leaf[leaf] = -1
-                continue
-            class_of_leaf[leaf] = class_of_rows.setdefault(rows.tobytes(), len(class_of_rows))
-            if class_of_leaf[leaf] == len(representatives):
-                representatives.append(leaf)
+        class_of_leaf, representatives = _leaf_classes(columns)
         self.class_of = {label: int(c) for label, c in zip(leaf_labels, class_of_leaf) if c >= 0}
-        classes = sparse.csc_matrix(columns[:, representatives]) if len(representatives) else sparse.csc_matrix((len(weights), 0), dtype=np.int8)
+        classes = sparse.csc_matrix(columns[:, representatives])
         self.n_classes = classes.shape[1]
         self.weights = weights
         self.class_rows = [classes.indices[classes.indptr[c] : classes.indptr[c + 1]].astype(np.int64) for c in range(self.n_classes)]
@@ -155,6 +145,22 @@ class CoveringRecordCounter:
 
     def __call__(self, query: Sequence[str]) -> int:
         return self.many([query])[0]
+
+
+def _leaf_classes(columns: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Leaves (columns of a CSC matrix with sorted indices) grouped by equal
+    columns: the class of each leaf (-1 for a leaf no record covers) and the
+    first leaf of each class."""
+    class_of_leaf = np.full(columns.shape[1], -1, dtype=np.int64)
+    class_of_rows: dict[bytes, int] = {}
+    representatives: list[int] = []
+    for leaf in range(columns.shape[1]):
+        rows = columns.indices[columns.indptr[leaf] : columns.indptr[leaf + 1]]
+        if len(rows):
+            class_of_leaf[leaf] = class_of_rows.setdefault(rows.tobytes(), len(class_of_rows))
+            if class_of_leaf[leaf] == len(representatives):
+                representatives.append(leaf)
+    return class_of_leaf, np.array(representatives, dtype=np.int64)
 
 
 def _covered_leaves(records: list[tuple[str, ...]], hierarchy: dict[str, Any] | None) -> tuple[Any, list[str]]:
