@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from privtool.arrays import concat_ranges
+
 DENSE_ENTRIES = 1 << 25
 """Largest class matrix (records x classes) counted with dense BLAS."""
 DENSE_CLASSES = 4096
@@ -183,9 +185,8 @@ def _covered_leaves(records: list[tuple[str, ...]], hierarchy: dict[str, Any] | 
         nodes = np.fromiter((tree.node_id(label) for label in label_ids), dtype=np.int64, count=len(label_ids))
         start, stop = leaves_before[nodes], leaves_before[tree.last[nodes] + 1]
         leaf_labels = list(tree.leaf_labels)
-    begin, length = start[labels], (stop - start)[labels]
-    offsets = np.cumsum(length) - length
-    cols = np.arange(int(length.sum()), dtype=np.int64) - np.repeat(offsets - begin, length)
+    length = (stop - start)[labels]
+    cols = concat_ranges(start[labels], length)
     matrix = sparse.csr_matrix((np.ones(len(cols), dtype=np.int8), (np.repeat(rows, length), cols)), shape=(len(records), len(leaf_labels)))
     matrix.sum_duplicates()
     matrix.data[:] = 1  # a record holding a node and its descendant covers the descendant once

@@ -51,6 +51,8 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
+
+from privtool.arrays import concat_ranges
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError, UserError
 from privtool.release import Release
@@ -931,9 +933,7 @@ def _sum_by(owner: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(owner, index)`` for every index of the ranges ``starts[i] .. starts[i] +
     lengths[i] - 1``, ranges in order: the owner is ``i``."""
-    owner = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
-    offsets = np.cumsum(lengths) - lengths
-    return owner, np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(offsets - starts, lengths)
+    return np.repeat(np.arange(len(starts), dtype=np.int64), lengths), concat_ranges(starts, lengths)
 
 
 def _laminar_order(n: int, spans: Sequence[np.ndarray]) -> np.ndarray | None:

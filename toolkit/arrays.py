@@ -32,9 +32,20 @@ def split_pair_key(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys >> 32, keys & 0xFFFFFFFF
 
 
+def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The integers ``starts[i] .. starts[i] + lengths[i] - 1`` of every range
+    ``i``, concatenated in order (int64)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(offsets - np.asarray(starts, dtype=np.int64), lengths)
+
+
+def rank_in_runs(run_start: np.ndarray, n: int) -> np.ndarray:
+    """The position of each of ``n`` grouped elements within its run, given the
+    runs' first positions (:func:`run_starts`)."""
+    return concat_ranges(np.zeros(len(run_start), dtype=np.int64), np.diff(np.r_[run_start, n]))
+
+
 def csr_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Positions ``indptr[r]..indptr[r+1]-1`` of every row in ``rows``, concatenated."""
-    lengths = indptr[rows + 1] - indptr[rows]
-    starts = np.repeat(indptr[rows], lengths)
-    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return starts + offsets
+    return concat_ranges(indptr[rows], indptr[rows + 1] - indptr[rows])

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import pair_key, run_starts, split_pair_key, unique_int
+from privtool.arrays import concat_ranges, pair_key, rank_in_runs, run_starts, split_pair_key, unique_int
 from privtool.hierarchy import Hierarchy
 
 from .topdown import TopDownResult
@@ -125,8 +125,7 @@ class _Reallocation:
         # every node strictly between the published node and the leaf, leaf included
         span = (hier.depth[leaf] - hier.depth[above]).astype(np.int64)
         rep = np.repeat(np.arange(len(occ)), span)
-        step = np.arange(len(rep)) - np.repeat(np.cumsum(span) - span, span)
-        node = hier.ancestor_at[hier.depth[above][rep] + 1 + step, leaf[rep]]
+        node = hier.ancestor_at[concat_ranges(hier.depth[above] + 1, span), leaf[rep]]
         keep = hier.ncp[above[rep]] - hier.ncp[node] > _EPS
         rep, node = rep[keep], node[keep]
         # items of a row published as n (its total), and under d (its count)
@@ -203,13 +202,11 @@ class _Reallocation:
             # donor candidates: the (size - k) least-saving rows of each class,
             # then the `deficit` least-saving of those per split
             order = np.lexsort((rows, sav, cls))
-            starts = run_starts(cls[order])
-            pos = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+            pos = rank_in_runs(run_starts(cls[order]), len(order))
             donors = order[pos < cls_size[cls[order]] - k]
             donors = donors[deficit[s[donors]] > 0]
             donors = donors[np.lexsort((rows[donors], sav[donors], s[donors]))]
-            starts = run_starts(s[donors])
-            pos = np.arange(len(donors)) - np.repeat(starts, np.diff(np.r_[starts, len(donors)]))
+            pos = rank_in_runs(run_starts(s[donors]), len(donors))
             give[donors[pos < deficit[s[donors]]]] = True
         move = ~give
         s, rows, a, cls = s[move], rows[move], a[move], cls[move]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import run_starts
+from privtool.arrays import rank_in_runs, run_starts
 from privtool.hierarchy import Hierarchy
 
 _BITS = 63
@@ -166,8 +166,7 @@ def _fill_leftovers(
     cand = np.flatnonzero(needy & big[bucket])
     order = cand[np.lexsort((cand, row_gain[cand], bucket[cand]))]
     b_sorted = bucket[order]
-    run_start = run_starts(b_sorted)
-    pos = np.arange(len(order)) - np.repeat(run_start, np.diff(np.r_[run_start, len(order)]))
+    pos = rank_in_runs(run_starts(b_sorted), len(order))
     donors = order[pos < (count[b_sorted] - k)]
     pool = np.bincount(row_part[donors], minlength=len(need))
     enough = pool >= need
@@ -175,8 +174,7 @@ def _fill_leftovers(
     d = donors[enough[row_part[donors]]]
     d = d[np.lexsort((d, row_gain[d], row_part[d]))]
     dp = row_part[d]
-    run_start = run_starts(dp)
-    pos = np.arange(len(d)) - np.repeat(run_start, np.diff(np.r_[run_start, len(d)]))
+    pos = rank_in_runs(run_starts(dp), len(d))
     left[d[pos < need[dp]]] = True
     # the others merge their successful bucket of least total gain
     short = (need > 0) & ~enough

@@ -14,6 +14,7 @@ from ..io import file_sha256, read_dataset
 from ..release import read_release
 from ..trail import read_trail
 from .common import (
+    FORMAT_ARGS,
     RunSettings,
     app,
     echo_json,
@@ -41,7 +42,7 @@ def _short(obj: object, limit: int = 90) -> str:
 
 @click.command(
     "verify",
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    context_settings=FORMAT_ARGS,
     epilog="Options of --original's format go after RELEASE, e.g. `--original data.csv --delimiter ';'`.",
 )
 @click.argument("release")
