@@ -219,7 +219,12 @@ def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> l
     if len(cover.itemset) < 2:
         return []
     partner = next(
-        ((str(other.ref), x) for other in view.chunks if other.ref != chunk.ref for x in _sorted({y for row in other.rows for y in row})),
+        (
+            (str(other.ref), x)
+            for other in view.chunks
+            if other.ref != chunk.ref
+            for x in _sorted({y for row in other.rows for y in row})
+        ),
         ("term chunk", view.terms[0]) if view.terms else None,
     )
     findings: list[Finding] = []
@@ -261,7 +266,12 @@ def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> l
                 NAME,
                 "risk",
                 f"{len(partial)} item(s) of {chunk.ref} imply other items of their chunk with certainty",
-                {"cluster": view.cluster, "chunk": str(chunk.ref), "implications": partial, "partner_chunk": partner[0]},
+                {
+                    "cluster": view.cluster,
+                    "chunk": str(chunk.ref),
+                    "implications": partial,
+                    "partner_chunk": partner[0],
+                },
             )
         )
     return findings
@@ -280,7 +290,12 @@ def support_findings(view: ClusterView, k: int) -> list[Finding]:
     for ref, x, s in supports:
         if s < k:
             findings.append(
-                Finding(NAME, "breach", f"item {x} is in fewer than k={k} sub-records of {ref}", {"cluster": view.cluster, "chunk": ref, "known": [x], "support": s})
+                Finding(
+                    NAME,
+                    "breach",
+                    f"item {x} is in fewer than k={k} sub-records of {ref}",
+                    {"cluster": view.cluster, "chunk": ref, "known": [x], "support": s},
+                )
             )
     return findings
 

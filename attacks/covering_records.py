@@ -79,7 +79,9 @@ class CoveringRecordCounter:
         classes = sparse.csc_matrix(columns[:, representatives])
         self.n_classes = classes.shape[1]
         self.weights = weights
-        self.class_rows = [classes.indices[classes.indptr[c] : classes.indptr[c + 1]].astype(np.int64) for c in range(self.n_classes)]
+        self.class_rows = [
+            classes.indices[classes.indptr[c] : classes.indptr[c + 1]].astype(np.int64) for c in range(self.n_classes)
+        ]
         self._gram(classes.tocsr(), weights)
 
     def _gram(self, classes: Any, weights: np.ndarray) -> None:
@@ -112,7 +114,11 @@ class CoveringRecordCounter:
             return self.dense[a, b]
         keys = a * self.n_classes + b
         at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        return np.where(self.keys[at] == keys, self.values[at], 0) if len(self.keys) else np.zeros(len(keys), dtype=np.int64)
+        return (
+            np.where(self.keys[at] == keys, self.values[at], 0)
+            if len(self.keys)
+            else np.zeros(len(keys), dtype=np.int64)
+        )
 
     def many(self, queries: Sequence[Sequence[str]]) -> list[int]:
         """The count of each query (a non-empty sequence of item labels), in order."""
@@ -173,7 +179,9 @@ def _covered_leaves(records: list[tuple[str, ...]], hierarchy: dict[str, Any] | 
 
     label_ids: dict[str, int] = {}
     rows = np.repeat(np.arange(len(records), dtype=np.int64), [len(r) for r in records])
-    labels = np.fromiter((label_ids.setdefault(label, len(label_ids)) for r in records for label in r), dtype=np.int64, count=len(rows))
+    labels = np.fromiter(
+        (label_ids.setdefault(label, len(label_ids)) for r in records for label in r), dtype=np.int64, count=len(rows)
+    )
     if hierarchy is None:
         leaf_labels = list(label_ids)
         start, stop = np.arange(len(label_ids), dtype=np.int64), np.arange(1, len(label_ids) + 1, dtype=np.int64)
@@ -187,7 +195,9 @@ def _covered_leaves(records: list[tuple[str, ...]], hierarchy: dict[str, Any] | 
         leaf_labels = list(tree.leaf_labels)
     length = (stop - start)[labels]
     cols = concat_ranges(start[labels], length)
-    matrix = sparse.csr_matrix((np.ones(len(cols), dtype=np.int8), (np.repeat(rows, length), cols)), shape=(len(records), len(leaf_labels)))
+    matrix = sparse.csr_matrix(
+        (np.ones(len(cols), dtype=np.int8), (np.repeat(rows, length), cols)), shape=(len(records), len(leaf_labels))
+    )
     matrix.sum_duplicates()
     matrix.data[:] = 1  # a record holding a node and its descendant covers the descendant once
     return matrix, leaf_labels

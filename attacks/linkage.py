@@ -38,6 +38,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+
 from privtool.components import Attack, Evidence
 from privtool.context import Context, SeedSplitter
 from privtool.dataset import Dataset
@@ -109,11 +110,18 @@ def match_counter(release: Release) -> CoveringRecordCounter | _ReconstructionCo
 
 
 def _attack_targets(
-    counter: CoveringRecordCounter | _ReconstructionCounter, known: int, limit: int, seeds: SeedSplitter, batch: list[tuple[int, list[str]]]
+    counter: CoveringRecordCounter | _ReconstructionCounter,
+    known: int,
+    limit: int,
+    seeds: SeedSplitter,
+    batch: list[tuple[int, list[str]]],
 ) -> list[tuple[int, int, int, tuple[str, ...] | None]]:
     """For each target: (position, itemsets tried, smallest non-zero count, its
     itemset). The known itemsets of the whole batch are counted in one call."""
-    queries = [known_itemsets(record, known, limit, partial(seeds.rng, "linkage-knowledge", position)) for position, record in batch]
+    queries = [
+        known_itemsets(record, known, limit, partial(seeds.rng, "linkage-knowledge", position))
+        for position, record in batch
+    ]
     counts = iter(counter.many([q for target in queries for q in target]))
     out = []
     for (position, _), target in zip(batch, queries):
@@ -184,7 +192,12 @@ class BackgroundLinkage(Attack):
             )
         if len(at_risk) > EXAMPLES_SHOWN:
             findings.append(
-                Finding(self.name, severity, f"{len(at_risk) - EXAMPLES_SHOWN} more targets at risk (not listed)", {"count": len(at_risk) - EXAMPLES_SHOWN})
+                Finding(
+                    self.name,
+                    severity,
+                    f"{len(at_risk) - EXAMPLES_SHOWN} more targets at risk (not listed)",
+                    {"count": len(at_risk) - EXAMPLES_SHOWN},
+                )
             )
         return findings
 

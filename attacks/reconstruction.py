@@ -185,7 +185,9 @@ class ReconstructionModel:
             n = sum(self.clusters[p].size for p in members)
             for i, rows in enumerate(j.shared_chunks):
                 if len(rows) > n:
-                    raise InputError(f"shared chunk {i} of joint cluster {j.id!r} has {len(rows)} sub-records for {n} records")
+                    raise InputError(
+                        f"shared chunk {i} of joint cluster {j.id!r} has {len(rows)} sub-records for {n} records"
+                    )
                 self.chunks.append(_chunk(j.id, i, True, members, n, rows))
         self.joint_ids = [j.id for j in release.joint_clusters]
         self._chunk_clusters = [np.asarray(chunk.clusters, dtype=np.int64) for chunk in self.chunks]
@@ -650,7 +652,9 @@ def _distinct_positions(rng: np.random.Generator, n: np.ndarray, sizes: np.ndarr
     return chosen
 
 
-def _chunk(owner: str, index: int, shared: bool, clusters: tuple[int, ...], slots: int, rows: Sequence[Sequence[str]]) -> ChunkModel:
+def _chunk(
+    owner: str, index: int, shared: bool, clusters: tuple[int, ...], slots: int, rows: Sequence[Sequence[str]]
+) -> ChunkModel:
     frozen = tuple(frozenset(r) for r in rows)
     bits: dict[str, int] = {}
     for r, row in enumerate(frozen):
@@ -754,6 +758,7 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
         raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
     return round(solver.ObjectiveValue())
 
+
 # ------------------------------------------------------- batched max support
 _TERM, _EVERYWHERE = -2, -3
 """The "record chunk" of a term-chunk home and of the home spanning every cluster."""
@@ -816,7 +821,9 @@ class MaxSupportIndex:
         # as a bitset for a record chunk, for a shared chunk); "record chunk" is
         # _TERM for a term-chunk term and _EVERYWHERE for the home of no item that
         # spans every cluster (the partner of a 1-itemset)
-        homes: list[tuple[int, int, int, int, int, int, int, int]] = [(len(self.labels), 0, n, _EVERYWHERE, -1, 0, 0, 0)]
+        homes: list[tuple[int, int, int, int, int, int, int, int]] = [
+            (len(self.labels), 0, n, _EVERYWHERE, -1, 0, 0, 0)
+        ]
         for idx, ch in enumerate(model.chunks):
             where = position[model._chunk_clusters[idx]]
             start, stop = int(where.min()), int(where.max()) + 1
@@ -952,7 +959,9 @@ def _laminar_order(n: int, spans: Sequence[np.ndarray]) -> np.ndarray | None:
             return None
         children[j] = [(True, c) for c in inner.tolist()] + [(False, p) for p in where[tops < 0].tolist()]
         top[where] = j
-    roots = [(True, j) for j in np.unique(top[top >= 0]).tolist()] + [(False, p) for p in np.flatnonzero(top < 0).tolist()]
+    roots = [(True, j) for j in np.unique(top[top >= 0]).tolist()] + [
+        (False, p) for p in np.flatnonzero(top < 0).tolist()
+    ]
     order: list[int] = []
     stack = roots[::-1]
     while stack:

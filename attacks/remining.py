@@ -87,14 +87,24 @@ class RuleRemining(Attack):
             per_level = []
             for drop, level, mined in levels:
                 found = rule in mined if len(rule.consequent) == 1 else level.strong(sxy, sx)
-                per_level.append({"drop": drop, "min_support": level.min_support,
-                                  "min_confidence": float(level.min_confidence), "rules_mined": len(mined),
-                                  "rule_found": found})
+                per_level.append(
+                    {
+                        "drop": drop,
+                        "min_support": level.min_support,
+                        "min_confidence": float(level.min_confidence),
+                        "rules_mined": len(mined),
+                        "rule_found": found,
+                    }
+                )
             evidence_json = {
-                "rule": rule.to_json(), "support": sxy, "antecedent_support": sx,
+                "rule": rule.to_json(),
+                "support": sxy,
+                "antecedent_support": sx,
                 "confidence": sxy / sx if sx else 0.0,
-                "min_support": thresholds.min_support, "min_confidence": float(thresholds.min_confidence),
-                "reappears_at_drop": margin, "levels": per_level,
+                "min_support": thresholds.min_support,
+                "min_confidence": float(thresholds.min_confidence),
+                "reappears_at_drop": margin,
+                "levels": per_level,
             }
             if thresholds.strong(sxy, sx):
                 severity, title = "breach", f"sensitive rule {rule.text} is still mined at the stated thresholds"

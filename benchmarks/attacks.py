@@ -33,6 +33,7 @@ from typing import Any
 from unittest.mock import patch
 
 import numpy as np
+
 from privtool.attacks import reconstruction
 from privtool.attacks.linkage import known_itemsets
 from privtool.attacks.reconstruction import ReconstructionModel
@@ -69,7 +70,9 @@ def attack_run(release: Any, original: Any, targets: int, known: int, module: An
     and model classes of ``module``."""
     attack = load_registry(()).get("attack", "linkage")
     params = {"known": known, "targets": targets, "max_itemsets": 1000}
-    with patch.multiple(reconstruction, MaxSupportIndex=module.MaxSupportIndex, ReconstructionModel=module.ReconstructionModel):
+    with patch.multiple(
+        reconstruction, MaxSupportIndex=module.MaxSupportIndex, ReconstructionModel=module.ReconstructionModel
+    ):
         wall = time.perf_counter()
         findings, cpu = timed(lambda: attack.run(release, Evidence(original=original), params, Context()))
         wall = time.perf_counter() - wall
@@ -84,7 +87,9 @@ def main() -> None:
     parser.add_argument("--reference-targets", type=int, default=100)
     parser.add_argument("--known", type=int, default=2)
     parser.add_argument("--baseline", help="an earlier attacks/reconstruction.py to time as well")
-    parser.add_argument("--attack-targets", type=int, default=0, help="also time the whole linkage attack (serial) on this many targets")
+    parser.add_argument(
+        "--attack-targets", type=int, default=0, help="also time the whole linkage attack (serial) on this many targets"
+    )
     args = parser.parse_args()
     release = read_release(args.release)
     original = read_dataset(load_registry(()), args.data, None, {})
@@ -100,11 +105,15 @@ def main() -> None:
     if after[: len(reference)] != reference:
         raise SystemExit("the index's largest supports differ from the per-itemset ones")
     out: dict[str, Any] = {
-        "targets": len(targets), "queries": len(queries), "distinct_queries": len({frozenset(q) for q in queries}),
+        "targets": len(targets),
+        "queries": len(queries),
+        "distinct_queries": len({frozenset(q) for q in queries}),
         "model_cpu_s": round(model_s, 2),
-        "reference_queries": len(reference_queries), "reference_cpu_s": round(reference_s, 2),
+        "reference_queries": len(reference_queries),
+        "reference_cpu_s": round(reference_s, 2),
         "reference_ms_per_query": round(1000 * reference_s / len(reference_queries), 3),
-        "after_index_build_cpu_s": round(after_build, 2), "after_queries_cpu_s": round(after_query, 2),
+        "after_index_build_cpu_s": round(after_build, 2),
+        "after_queries_cpu_s": round(after_query, 2),
         "after_ms_per_query": round(1000 * after_query / len(queries), 4),
     }
     if args.baseline:
@@ -113,7 +122,8 @@ def main() -> None:
         if before != after:
             raise SystemExit("the baseline index answers differently")
         out |= {
-            "before_index_build_cpu_s": round(before_build, 2), "before_queries_cpu_s": round(before_query, 2),
+            "before_index_build_cpu_s": round(before_build, 2),
+            "before_queries_cpu_s": round(before_query, 2),
             "before_ms_per_query": round(1000 * before_query / len(queries), 4),
             "speedup_queries_vs_before": round(before_query / after_query, 1),
             "speedup_with_build_vs_before": round((before_build + before_query) / (after_build + after_query), 1),
@@ -121,13 +131,22 @@ def main() -> None:
     out["speedup_per_query_vs_reference"] = round(out["reference_ms_per_query"] / out["after_ms_per_query"], 1)
     if args.attack_targets:
         summary, cpu, wall = attack_run(release, original, args.attack_targets, args.known, reconstruction)
-        out |= {"attack_targets": args.attack_targets, "attack_after_cpu_s": round(cpu, 2), "attack_after_wall_s": round(wall, 2)}
+        out |= {
+            "attack_targets": args.attack_targets,
+            "attack_after_cpu_s": round(cpu, 2),
+            "attack_after_wall_s": round(wall, 2),
+        }
         if args.baseline:
-            before_summary, before_cpu, before_wall = attack_run(release, original, args.attack_targets, args.known, load_baseline(args.baseline))
+            before_summary, before_cpu, before_wall = attack_run(
+                release, original, args.attack_targets, args.known, load_baseline(args.baseline)
+            )
             if before_summary != summary:
                 raise SystemExit("the attack's summary differs with the baseline index")
-            out |= {"attack_before_cpu_s": round(before_cpu, 2), "attack_before_wall_s": round(before_wall, 2),
-                    "attack_speedup_cpu": round(before_cpu / cpu, 1)}
+            out |= {
+                "attack_before_cpu_s": round(before_cpu, 2),
+                "attack_before_wall_s": round(before_wall, 2),
+                "attack_speedup_cpu": round(before_cpu / cpu, 1),
+            }
     print(json.dumps(out))
 
 

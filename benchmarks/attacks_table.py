@@ -76,13 +76,20 @@ def releases_of(hierarchy: str) -> list[tuple[str, str, dict[str, Any], tuple[st
     return rows
 
 
-def attack_row(registry, dataset, label: str, method: str, options: dict, sanitizers: tuple, targets: int | None, ctx: Context) -> dict[str, Any]:
+def attack_row(
+    registry, dataset, label: str, method: str, options: dict, sanitizers: tuple, targets: int | None, ctx: Context
+) -> dict[str, Any]:
     started = time.perf_counter()
     release = run_method(registry, dataset, method, options, ctx, sanitizers).release
     anonymize_s = time.perf_counter() - started
     names = ["linkage"] + (["cover-linkage"] if release.kind == "disassociated" else [])
     started = time.perf_counter()
-    runs = {run.attack: run for run in run_attacks(registry, release, Evidence(original=dataset), names, {"known": M, "targets": targets}, ctx)}
+    runs = {
+        run.attack: run
+        for run in run_attacks(
+            registry, release, Evidence(original=dataset), names, {"known": M, "targets": targets}, ctx
+        )
+    }
     summary = runs["linkage"].findings[0].evidence
     row = {
         "release": label,
@@ -90,7 +97,17 @@ def attack_row(registry, dataset, label: str, method: str, options: dict, saniti
         "records_published": release.stats.get("records_published"),
         "suppressed_records": release.stats.get("suppressed_records", 0),
         "ghost_records": release.stats.get("ghost_records", 0),
-        **{key: summary[key] for key in ("targets", "itemsets_tried", "records_at_risk", "share_at_risk", "highest_risk", "average_success_rate")},
+        **{
+            key: summary[key]
+            for key in (
+                "targets",
+                "itemsets_tried",
+                "records_at_risk",
+                "share_at_risk",
+                "highest_risk",
+                "average_success_rate",
+            )
+        },
         "linkage_breaches": sum(1 for f in runs["linkage"].findings if f.severity == "breach"),
         "anonymize_s": round(anonymize_s, 1),
         "linkage_s": round(runs["linkage"].seconds, 1),
@@ -132,10 +149,14 @@ def markdown(results: dict[str, Any], command: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--targets", type=int, default=5000, help="seeded sample of original records per dataset (0: all)")
+    parser.add_argument(
+        "--targets", type=int, default=5000, help="seeded sample of original records per dataset (0: all)"
+    )
     parser.add_argument("--datasets", default="bms-webview-1,bms-webview-2")
     parser.add_argument("--executor", default="serial", choices=("serial", "process"))
-    parser.add_argument("--out", default=str(REPO / "benchmarks" / "out" / "attacks-table"), help="folder for built hierarchies")
+    parser.add_argument(
+        "--out", default=str(REPO / "benchmarks" / "out" / "attacks-table"), help="folder for built hierarchies"
+    )
     parser.add_argument("--json", default=str(REPO / "docs" / "results" / "attacks-table.json"))
     parser.add_argument("--markdown", default=str(REPO / "docs" / "results" / "attacks.md"))
     args = parser.parse_args()
@@ -156,7 +177,9 @@ def main() -> None:
             ]
     finally:
         ctx.executor.close()
-    results["targets_note"] = f"a seeded sample of {targets:,} original records per dataset" if targets else "every original record"
+    results["targets_note"] = (
+        f"a seeded sample of {targets:,} original records per dataset" if targets else "every original record"
+    )
     results["load_before"], results["load_after"] = round(load_before, 1), round(os.getloadavg()[0], 1)
     results["total_s"] = round(time.perf_counter() - started)
     write_text_atomic(args.json, json.dumps(results, indent=1) + "\n")

@@ -59,7 +59,11 @@ def by_group(rows: list[dict[str, str]], group: str, columns: list[str], digits:
             for measure in measures:
                 found = [float(row[measure]) for row in runs if row.get(measure) not in (None, "")]
                 cells.append(mean(found, digits) if found else "-")
-            print(f"| {method} | " + " | ".join(cells) + (f" | {failed[0].split(';')[0] if failed else ''} |" if errors else " |"))
+            print(
+                f"| {method} | "
+                + " | ".join(cells)
+                + (f" | {failed[0].split(';')[0] if failed else ''} |" if errors else " |")
+            )
 
 
 def main() -> None:

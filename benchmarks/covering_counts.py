@@ -58,19 +58,33 @@ def main() -> None:
     original = read_dataset(load_registry(()), args.data, None, {})
     ctx = Context()
     positions = _choose_targets(original, args.targets, ctx)
-    queries = [q for p in positions for q in known_itemsets(original.record_labels(int(p)), args.known, 1000, partial(ctx.seeds.rng, "linkage-knowledge", int(p)))]
+    queries = [
+        q
+        for p in positions
+        for q in known_itemsets(
+            original.record_labels(int(p)), args.known, 1000, partial(ctx.seeds.rng, "linkage-knowledge", int(p))
+        )
+    ]
     before, before_build, before_queries = timed(partial(load_baseline(args.baseline).match_counter, release), queries)
     after, after_build, after_queries = timed(partial(match_counter, release), queries)
     if before != after:
         raise SystemExit("the counters answer differently")
-    print(json.dumps({
-        "release": args.release, "kind": release.kind, "targets": len(positions), "itemsets": len(queries),
-        "distinct_itemsets": len(set(queries)),
-        "before_cpu_s": {"build": round(before_build, 3), "queries": round(before_queries, 3)},
-        "after_cpu_s": {"build": round(after_build, 3), "queries": round(after_queries, 3)},
-        "ratio_queries": round(before_queries / after_queries, 1),
-        "ratio_with_build": round((before_build + before_queries) / (after_build + after_queries), 1),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "release": args.release,
+                "kind": release.kind,
+                "targets": len(positions),
+                "itemsets": len(queries),
+                "distinct_itemsets": len(set(queries)),
+                "before_cpu_s": {"build": round(before_build, 3), "queries": round(before_queries, 3)},
+                "after_cpu_s": {"build": round(after_build, 3), "queries": round(after_queries, 3)},
+                "ratio_queries": round(before_queries / after_queries, 1),
+                "ratio_with_build": round((before_build + before_queries) / (after_build + after_queries), 1),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

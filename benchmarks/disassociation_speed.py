@@ -53,7 +53,10 @@ def median_run(argv: list[str], repeat: int) -> dict[str, float]:
 def synth_file(work: Path, records: int) -> Path:
     path = work / f"synth-bms-pos-{records}.dat.gz"
     if not path.exists():
-        subprocess.run([PRIVTOOL, "synth", "--like", "bms-pos", "--records", str(records), "--seed", "0", "-o", str(path), "-q"], check=True)
+        subprocess.run(
+            [PRIVTOOL, "synth", "--like", "bms-pos", "--records", str(records), "--seed", "0", "-o", str(path), "-q"],
+            check=True,
+        )
     return path
 
 
@@ -67,7 +70,19 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    common = ["--method", "disassociation", "--k", "5", "--m", "2", "--max-cluster-size", "30", "-q", "--executor", args.executor]
+    common = [
+        "--method",
+        "disassociation",
+        "--k",
+        "5",
+        "--m",
+        "2",
+        "--max-cluster-size",
+        "30",
+        "-q",
+        "--executor",
+        args.executor,
+    ]
     cases = [
         ("bms-webview-2, no refine", SHARED / "bms-webview-2.dat.gz", 77512, ["--no-refine"]),
         ("bms-webview-2, refine", SHARED / "bms-webview-2.dat.gz", 77512, ["--refine"]),

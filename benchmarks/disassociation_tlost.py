@@ -32,7 +32,12 @@ from privtool.registry import load_registry
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 DEFAULT_DATA = f"bms-webview-1={SHARED / 'bms-webview-1.dat.gz'},bms-webview-2={SHARED / 'bms-webview-2.dat.gz'}"
 PARTITIONERS = ("horpart", "adding", "remaining-list", "suppression")
-LABELS = {"horpart": "original (horpart)", "adding": "adding", "remaining-list": "remaining list", "suppression": "suppression"}
+LABELS = {
+    "horpart": "original (horpart)",
+    "adding": "adding",
+    "remaining-list": "remaining list",
+    "suppression": "suppression",
+}
 
 
 def run(args: argparse.Namespace) -> list[dict]:
@@ -46,15 +51,29 @@ def run(args: argparse.Namespace) -> list[dict]:
         for k in [int(x) for x in args.ks.split(",")]:
             for partitioner in args.partitioners.split(","):
                 for refine in refine_values:
-                    options = {"partitioner": partitioner, "k": k, "m": 2, "max_cluster_size": args.max_cluster_size, "refine": refine}
+                    options = {
+                        "partitioner": partitioner,
+                        "k": k,
+                        "m": 2,
+                        "max_cluster_size": args.max_cluster_size,
+                        "refine": refine,
+                    }
                     wall, cpu = time.perf_counter(), time.process_time()
                     outcome = run_method(registry, dataset, "disassociation", options, Context())
                     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                     values = metric.compute(outcome.release, Evidence(dataset, outcome.trail), {"k": None}, Context())
                     stats = outcome.release.stats
-                    row = {"data": name, "records": dataset.n_records, **options, **values,
-                           "suppressed_records": stats["suppressed_records"], "clusters": stats["clusters"],
-                           "joint_clusters": stats["joint_clusters"], "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
+                    row = {
+                        "data": name,
+                        "records": dataset.n_records,
+                        **options,
+                        **values,
+                        "suppressed_records": stats["suppressed_records"],
+                        "clusters": stats["clusters"],
+                        "joint_clusters": stats["joint_clusters"],
+                        "wall_s": round(wall, 2),
+                        "cpu_s": round(cpu, 2),
+                    }
                     print(json.dumps(row), flush=True)
                     rows.append(row)
     return rows
@@ -106,7 +125,9 @@ def main() -> None:
     else:
         rows = run(args)
         if args.out:
-            Path(f"{args.out}.json").write_text(json.dumps({"command": " ".join(sys.argv), "runs": rows}, indent=1) + "\n")
+            Path(f"{args.out}.json").write_text(
+                json.dumps({"command": " ".join(sys.argv), "runs": rows}, indent=1) + "\n"
+            )
     if args.out:
         plot(rows, args.out)
 

@@ -40,7 +40,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per point; the median time is kept")
     parser.add_argument("--gain", default="leaves", choices=("leaves", "exact"))
     parser.add_argument("--plot", default=None, metavar="PREFIX")
-    parser.add_argument("--random", type=int, default=0, metavar="N", help="instead: N random datasets and balanced trees")
+    parser.add_argument(
+        "--random", type=int, default=0, metavar="N", help="instead: N random datasets and balanced trees"
+    )
     args = parser.parse_args()
     if args.random:
         random_trials(args.random, args.gain)
@@ -57,7 +59,9 @@ def main() -> None:
             for _ in range(args.repeat):
                 wall, cpu = time.perf_counter(), time.process_time()
                 outcome = registry.get("anonymizer", method).anonymize(
-                    dataset, {"k": k, "hierarchy": hierarchy, "hierarchy_format": "auto", "gain": args.gain}, Context(seed=0)
+                    dataset,
+                    {"k": k, "hierarchy": hierarchy, "hierarchy_format": "auto", "gain": args.gain},
+                    Context(seed=0),
                 )
                 walls.append(time.perf_counter() - wall)
                 cpus.append(time.process_time() - cpu)
@@ -94,7 +98,10 @@ def random_trials(n: int, gain: str) -> None:
     for _ in range(n):
         labels = [str(i) for i in range(int(rng.integers(5, 60)))]
         hier = Hierarchy.balanced(labels, int(rng.integers(2, 5)))
-        records = [list(rng.choice(labels, size=int(rng.integers(1, 5)), replace=False)) for _ in range(int(rng.integers(10, 200)))]
+        records = [
+            list(rng.choice(labels, size=int(rng.integers(1, 5)), replace=False))
+            for _ in range(int(rng.integers(10, 200)))
+        ]
         dataset = Dataset.from_records(records, labels=sorted(labels, key=int))
         occ_leaf = hier.leaf_ids(dataset)[dataset.items]
         k = int(rng.integers(2, 6))
@@ -103,7 +110,11 @@ def random_trials(n: int, gain: str) -> None:
         gain_ncp = float(hier.ncp[top.gen].mean() - hier.ncp[after.gen].mean())
         improved += gain_ncp > 1e-12
         gains.append(gain_ncp)
-    print(json.dumps({"trials": n, "lgr_lower": improved, "largest_ncp_drop": max(gains), "mean_ncp_drop": float(np.mean(gains))}))
+    print(
+        json.dumps(
+            {"trials": n, "lgr_lower": improved, "largest_ncp_drop": max(gains), "mean_ncp_drop": float(np.mean(gains))}
+        )
+    )
 
 
 def plot(rows: list[dict], prefix: str) -> None:
@@ -118,9 +129,13 @@ def plot(rows: list[dict], prefix: str) -> None:
         ks = [r["k"] for r in points]
         ax_ncp.plot(ks, [r["ncp_percent"] for r in points], marker=marker, label=f"privtool {method}")
         ax_time.plot(ks, [r["cpu_seconds"] for r in points], marker=marker, label=f"privtool {method} (CPU s)")
-    ax_ncp.plot(list(PUBLIC_PARTITION), [v[1] for v in PUBLIC_PARTITION.values()], "x--", label="public Partition (Python)")
+    ax_ncp.plot(
+        list(PUBLIC_PARTITION), [v[1] for v in PUBLIC_PARTITION.values()], "x--", label="public Partition (Python)"
+    )
     ax_ncp.plot(list(PAPER_HGHS), list(PAPER_HGHS.values()), "^:", label="HgHs (LGR paper's text)")
-    ax_time.plot(list(PUBLIC_PARTITION), [v[0] for v in PUBLIC_PARTITION.values()], "x--", label="public Partition (wall s)")
+    ax_time.plot(
+        list(PUBLIC_PARTITION), [v[0] for v in PUBLIC_PARTITION.values()], "x--", label="public Partition (wall s)"
+    )
     ax_ncp.set(xlabel="k", ylabel="NCP (%)", title="BMS-WebView-2, range hierarchy")
     ax_time.set(xlabel="k", ylabel="seconds", title="time per run")
     for ax in (ax_ncp, ax_time):

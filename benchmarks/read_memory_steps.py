@@ -27,13 +27,19 @@ def main() -> None:
     tracemalloc.start()
     data = read_bytes(path)
     mib = 2**20
-    print(f"{path.name}: decompressed {len(data) / mib:.1f} MiB, peak while decompressing {tracemalloc.get_traced_memory()[1] / mib:.1f} MiB")
+    print(
+        f"{path.name}: decompressed {len(data) / mib:.1f} MiB, peak while decompressing {tracemalloc.get_traced_memory()[1] / mib:.1f} MiB"
+    )
     tracemalloc.reset_peak()
     dataset = Fimi().read_bytes(data, str(path), {})
     current, peak = tracemalloc.get_traced_memory()
     arrays = (dataset.items.nbytes + dataset.indptr.nbytes) / mib
-    print(f"parse peak {peak / mib:.1f} MiB, held after parsing {current / mib:.1f} MiB, dataset arrays {arrays:.1f} MiB")
-    print(f"item occurrences {dataset.n_occurrences:,}: parse peak {peak / dataset.n_occurrences:.1f} bytes per occurrence")
+    print(
+        f"parse peak {peak / mib:.1f} MiB, held after parsing {current / mib:.1f} MiB, dataset arrays {arrays:.1f} MiB"
+    )
+    print(
+        f"item occurrences {dataset.n_occurrences:,}: parse peak {peak / dataset.n_occurrences:.1f} bytes per occurrence"
+    )
 
 
 if __name__ == "__main__":

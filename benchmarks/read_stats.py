@@ -89,7 +89,13 @@ def plot(rows: list[dict], prefix: str) -> None:
     if naive:
         ax.plot(*zip(*naive), "s", mfc="none", label="naive read (line.split + from_records)")
     for row in rows:
-        ax.annotate(row["file"].split(".")[0], (row["occurrences"], row["read_s"]), fontsize=7, xytext=(4, -10), textcoords="offset points")
+        ax.annotate(
+            row["file"].split(".")[0],
+            (row["occurrences"], row["read_s"]),
+            fontsize=7,
+            xytext=(4, -10),
+            textcoords="offset points",
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("item occurrences in the file")
@@ -135,7 +141,9 @@ def main() -> None:
             f"{path.name:<28} {dataset.n_records:>9,} {int((dataset.supports > 0).sum()):>7,} {occurrences:>12,} "
             f"{read_s:>7.3f} {stats_s:>8.3f} {write_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
         )
-        naive_s = best_of(args.repeat, lambda: naive_read(path)) if args.naive and path.name.endswith(".dat.gz") else None
+        naive_s = (
+            best_of(args.repeat, lambda: naive_read(path)) if args.naive and path.name.endswith(".dat.gz") else None
+        )
         if naive_s is not None:
             row += f" {naive_s:>13.3f}"
         print(row, flush=True)

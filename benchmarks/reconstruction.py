@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from privtool.attacks.reconstruction import ReconstructionModel
 from privtool.release import read_release
 
@@ -31,8 +32,22 @@ REPO = Path(__file__).resolve().parent.parent
 def make_release(data: str, out: Path) -> float:
     """Disassociate ``data`` with the installed ``privtool`` (k=5, m=2, max cluster size 30)."""
     privtool = Path(sys.executable).parent / "privtool"
-    command = [str(privtool), "anonymize", data, "--method", "disassociation", "--k", "5", "--m", "2",
-               "--max-cluster-size", "30", "-o", str(out), "-q"]
+    command = [
+        str(privtool),
+        "anonymize",
+        data,
+        "--method",
+        "disassociation",
+        "--k",
+        "5",
+        "--m",
+        "2",
+        "--max-cluster-size",
+        "30",
+        "-o",
+        str(out),
+        "-q",
+    ]
     started = time.perf_counter()
     subprocess.run(command, check=True)
     return time.perf_counter() - started
@@ -80,7 +95,11 @@ def main() -> None:
     rng = np.random.default_rng(0)
     labels = np.array(model.labels)
     pairs = [tuple(rng.choice(labels, 2, replace=False)) for _ in range(args.pairs)]
-    for name, fn in (("bounds", model.support_bounds), ("max", model.max_support), ("expected", model.expected_support)):
+    for name, fn in (
+        ("bounds", model.support_bounds),
+        ("max", model.max_support),
+        ("expected", model.expected_support),
+    ):
         fn(pairs[0])  # warm up: the first flow imports scipy
         started = time.perf_counter()
         for pair in pairs:

@@ -33,9 +33,17 @@ def main() -> None:
     opts = parser.parse_args()
     read_s, release = best_cpu(lambda: read_release(opts.release), opts.repeat)
     dump_s, text = best_cpu(release.dumps, opts.repeat)
-    print(json.dumps({"release": str(opts.release), "mib": round(opts.release.stat().st_size / 2**20, 1),
-                      "read_cpu_s": round(read_s, 2), "dump_cpu_s": round(dump_s, 2),
-                      "dump_equals_file": text == opts.release.read_text(encoding="utf-8")}))
+    print(
+        json.dumps(
+            {
+                "release": str(opts.release),
+                "mib": round(opts.release.stat().st_size / 2**20, 1),
+                "read_cpu_s": round(read_s, 2),
+                "dump_cpu_s": round(dump_s, 2),
+                "dump_equals_file": text == opts.release.read_text(encoding="utf-8"),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

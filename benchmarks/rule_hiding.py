@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from compare_table import read_rows
+
 from privtool.context import Context
 from privtool.hiding import hide
 from privtool.io import read_dataset
@@ -38,9 +39,17 @@ def speed() -> None:
     dataset = read_dataset(registry, DATA / "retail.dat.gz")
     read = time.perf_counter() - start
     start = time.perf_counter()
-    outcome = hide(registry, dataset, "mfi-relevance", {"sensitive": 10, "min_support": 0.005, "min_confidence": 0.5}, Context(seed=0))
-    print(f"read {read:.2f} s; choosing 10 rules (mining) and hiding them: {time.perf_counter() - start:.2f} s; "
-          f"removed {outcome.release.stats['removed_item_occurrences']} occurrences")
+    outcome = hide(
+        registry,
+        dataset,
+        "mfi-relevance",
+        {"sensitive": 10, "min_support": 0.005, "min_confidence": 0.5},
+        Context(seed=0),
+    )
+    print(
+        f"read {read:.2f} s; choosing 10 rules (mining) and hiding them: {time.perf_counter() - start:.2f} s; "
+        f"removed {outcome.release.stats['removed_item_occurrences']} occurrences"
+    )
 
 
 def gaps(folders: list[Path]) -> None:

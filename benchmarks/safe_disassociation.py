@@ -30,7 +30,9 @@ def measure(registry, path: str) -> dict:
     plain = run_method(registry, data, "disassociation", {"k": 5, "m": 2, "max_cluster_size": 30}, ctx)
     middle = time.process_time()
     chain = [registry.get("sanitizer", "safe-disassociation")]
-    safe = apply_sanitizers(registry, Outcome(plain.release.canonical(), plain.trail), chain, {"k": 5, "m": 2, "max_cluster_size": 30}, ctx)
+    safe = apply_sanitizers(
+        registry, Outcome(plain.release.canonical(), plain.trail), chain, {"k": 5, "m": 2, "max_cluster_size": 30}, ctx
+    )
     done = time.process_time()
     keys = ("vulnerable_chunks", "partially_suppressed_chunks", "suppressed_chunks", "ghost_records")
     return {

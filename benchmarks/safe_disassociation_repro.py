@@ -26,7 +26,6 @@ import json
 import time
 from pathlib import Path
 
-
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -46,7 +45,13 @@ def disassociate(registry, data: Dataset, k: int, m: int, delta: int):
     plain = run_method(registry, data, "disassociation", options, ctx)
     middle = time.process_time()
     chain = [registry.get("sanitizer", "safe-disassociation")]
-    safe = apply_sanitizers(registry, plain.__class__(plain.release.canonical(), plain.trail), chain, {"k": k, "m": m, "max_cluster_size": delta}, ctx)
+    safe = apply_sanitizers(
+        registry,
+        plain.__class__(plain.release.canonical(), plain.trail),
+        chain,
+        {"k": k, "m": m, "max_cluster_size": delta},
+        ctx,
+    )
     return plain, safe, middle - started, time.process_time() - middle
 
 
@@ -64,7 +69,12 @@ def run_experiment(registry, experiment: str, name: str, data: Dataset, max_m: i
     elif experiment == "delta":
         for delta in range(10, 61, 10):
             plain, safe, t1, t2 = disassociate(registry, data, 3, 2, delta)
-            row = {"max_cluster_size": delta, **pem(plain.release), "pem_safe": pem(safe.release)["pem"], **rlm(safe.release)}
+            row = {
+                "max_cluster_size": delta,
+                **pem(plain.release),
+                "pem_safe": pem(safe.release)["pem"],
+                **rlm(safe.release),
+            }
             row["rae_disassociated"] = rae(plain.release, Evidence(original=data))
             row["rae_safe"] = rae(safe.release, Evidence(original=data))
             row["seconds_disassociation"], row["seconds_safe"] = t1, t2
@@ -118,8 +128,15 @@ def markdown(results: dict) -> str:
     lines = []
     for key, x in (("by_k", "k"), ("by_m", "m")):
         for name, rows in results.get(key, {}).items():
-            lines += [f"\n{name}, PEM by {x}\n", f"| {x} | record chunks | vulnerable | PEM % | PEM literal % | PEM after safe % |", "|---:|---:|---:|---:|---:|---:|"]
-            lines += [f"| {r[x]} | {r['record_chunks']} | {r['vulnerable_record_chunks']} | {_pct(r['pem'])} | {_pct(r.get('pem_literal', float('nan')))} | {_pct(r['pem_safe'])} |" for r in rows]
+            lines += [
+                f"\n{name}, PEM by {x}\n",
+                f"| {x} | record chunks | vulnerable | PEM % | PEM literal % | PEM after safe % |",
+                "|---:|---:|---:|---:|---:|---:|",
+            ]
+            lines += [
+                f"| {r[x]} | {r['record_chunks']} | {r['vulnerable_record_chunks']} | {_pct(r['pem'])} | {_pct(r.get('pem_literal', float('nan')))} | {_pct(r['pem_safe'])} |"
+                for r in rows
+            ]
     for name, rows in results.get("by_delta", {}).items():
         lines += [
             f"\n{name}, k=3, m=2, by max cluster size\n",
@@ -134,8 +151,15 @@ def markdown(results: dict) -> str:
                 f"| {r['rae_disassociated']['rae_mean']:.3f} | {r['rae_safe']['rae_mean']:.3f} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |"
             )
     if results.get("by_size"):
-        lines += ["\nRun time by dataset size (k=3, m=2, max cluster size 30)\n", "| records | CPU s disassociation | CPU s sanitizer |", "|---:|---:|---:|"]
-        lines += [f"| {r['records']} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |" for r in results["by_size"]]
+        lines += [
+            "\nRun time by dataset size (k=3, m=2, max cluster size 30)\n",
+            "| records | CPU s disassociation | CPU s sanitizer |",
+            "|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['records']} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |"
+            for r in results["by_size"]
+        ]
     return "\n".join(lines)
 
 
@@ -161,8 +185,19 @@ def plot(results: dict, out: Path) -> None:
         ax.legend()
     ax = axes.flat[4]
     for name, rows in results.get("by_delta", {}).items():
-        ax.plot([r["max_cluster_size"] for r in rows], [r["rae_disassociated"]["rae_sum"] for r in rows], marker="o", label=f"{name} disassociated")
-        ax.plot([r["max_cluster_size"] for r in rows], [r["rae_safe"]["rae_sum"] for r in rows], marker="s", linestyle="--", label=f"{name} safe")
+        ax.plot(
+            [r["max_cluster_size"] for r in rows],
+            [r["rae_disassociated"]["rae_sum"] for r in rows],
+            marker="o",
+            label=f"{name} disassociated",
+        )
+        ax.plot(
+            [r["max_cluster_size"] for r in rows],
+            [r["rae_safe"]["rae_sum"] for r in rows],
+            marker="s",
+            linestyle="--",
+            label=f"{name} safe",
+        )
     ax.set_title("RAE (sum over the original's pairs) vs max cluster size")
     ax.set_xlabel("max_cluster_size")
     ax.set_yscale("log")
@@ -170,8 +205,15 @@ def plot(results: dict, out: Path) -> None:
     ax.legend(fontsize=8)
     ax = axes.flat[5]
     rows = results.get("by_size", [])
-    ax.plot([r["records"] for r in rows], [r["seconds_disassociation"] for r in rows], marker="o", label="disassociation")
-    ax.plot([r["records"] for r in rows], [r["seconds_safe"] for r in rows], marker="s", label="safe-disassociation sanitizer")
+    ax.plot(
+        [r["records"] for r in rows], [r["seconds_disassociation"] for r in rows], marker="o", label="disassociation"
+    )
+    ax.plot(
+        [r["records"] for r in rows],
+        [r["seconds_safe"] for r in rows],
+        marker="s",
+        label="safe-disassociation sanitizer",
+    )
     ax.set_title("CPU seconds vs records (k=3, m=2, max cluster 30)")
     ax.set_xlabel("records")
     ax.grid(alpha=0.3)

@@ -63,23 +63,80 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("--dir", type=Path, default=Path("benchmarks/out/scale"))
-    parser.add_argument("--json", type=Path, default=None, help="Also write the results here (appended to when it exists).")
-    parser.add_argument("--stages", default=",".join(STAGES), help=f"Comma-separated subset of {','.join(STAGES)} (default: all).")
-    parser.add_argument("--no-refine", action="store_true", help="Disassociate without REFINE (it holds ~4x the memory).")
+    parser.add_argument(
+        "--json", type=Path, default=None, help="Also write the results here (appended to when it exists)."
+    )
+    parser.add_argument(
+        "--stages", default=",".join(STAGES), help=f"Comma-separated subset of {','.join(STAGES)} (default: all)."
+    )
+    parser.add_argument(
+        "--no-refine", action="store_true", help="Disassociate without REFINE (it holds ~4x the memory)."
+    )
     opts = parser.parse_args()
     opts.dir.mkdir(parents=True, exist_ok=True)
     data, plain, safe = opts.dir / "pos.dat", opts.dir / "plain.json", opts.dir / "safe.json"
-    executor = ["--executor", "dask", "--workers", str(opts.workers)] + (["--scheduler", opts.scheduler] if opts.scheduler else [])
+    executor = ["--executor", "dask", "--workers", str(opts.workers)] + (
+        ["--scheduler", opts.scheduler] if opts.scheduler else []
+    )
     wanted = opts.stages.split(",")
     commands = {
-        "synth": ["synth", "--like", "bms-pos", "--records", str(opts.records), "--seed", "1", "-o", str(data), "--quiet"],
-        "disassociate": ["anonymize", str(data), "--method", "disassociation", "--k", "5", "--m", "2", "-o", str(plain),
-                         "--trail", str(opts.dir / "plain-trail.json"), "-q", *executor, *(["--no-refine"] if opts.no_refine else [])],
-        "sanitize": ["sanitize", str(plain), "--sanitizer", "safe-disassociation", "--trail", str(opts.dir / "plain-trail.json"),
-                     "-o", str(safe), "--trail-out", str(opts.dir / "safe-trail.json"), "-q", *executor],
+        "synth": [
+            "synth",
+            "--like",
+            "bms-pos",
+            "--records",
+            str(opts.records),
+            "--seed",
+            "1",
+            "-o",
+            str(data),
+            "--quiet",
+        ],
+        "disassociate": [
+            "anonymize",
+            str(data),
+            "--method",
+            "disassociation",
+            "--k",
+            "5",
+            "--m",
+            "2",
+            "-o",
+            str(plain),
+            "--trail",
+            str(opts.dir / "plain-trail.json"),
+            "-q",
+            *executor,
+            *(["--no-refine"] if opts.no_refine else []),
+        ],
+        "sanitize": [
+            "sanitize",
+            str(plain),
+            "--sanitizer",
+            "safe-disassociation",
+            "--trail",
+            str(opts.dir / "plain-trail.json"),
+            "-o",
+            str(safe),
+            "--trail-out",
+            str(opts.dir / "safe-trail.json"),
+            "-q",
+            *executor,
+        ],
         "verify": ["verify", str(safe), "--trail", str(opts.dir / "safe-trail.json"), "-q", "--json", *executor],
-        "faithfulness": ["verify", str(safe), "--original", str(data), "--trail", str(opts.dir / "safe-trail.json"),
-                         "--only", "faithfulness", "-q", "--json", *executor],
+        "faithfulness": [
+            "verify",
+            str(safe),
+            "--original",
+            str(data),
+            "--trail",
+            str(opts.dir / "safe-trail.json"),
+            "--only",
+            "faithfulness",
+            "-q",
+            "--json",
+            *executor,
+        ],
     }
     results = []
     for name in STAGES:
@@ -87,7 +144,12 @@ def main() -> None:
             results.append(stage(name, commands[name], opts.dir))
     if opts.json:
         previous = json.loads(opts.json.read_text())["stages"] if opts.json.exists() else []
-        record = {"records": opts.records, "workers": opts.workers, "refine": not opts.no_refine, "stages": previous + results}
+        record = {
+            "records": opts.records,
+            "workers": opts.workers,
+            "refine": not opts.no_refine,
+            "stages": previous + results,
+        }
         opts.json.write_text(json.dumps(record, indent=1) + "\n")
     print(f"all stages: {sum(r['wall_s'] for r in results):.1f} s wall")
 

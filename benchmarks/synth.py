@@ -48,7 +48,19 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     for records in args.records or [515_597, 5_000_000]:
         path = OUT / f"synth-bms-pos-{records}{args.suffix}"
-        command = [*PRIVTOOL, "synth", "--like", "bms-pos", "--records", str(records), "--seed", "0", "-q", "-o", str(path)]
+        command = [
+            *PRIVTOOL,
+            "synth",
+            "--like",
+            "bms-pos",
+            "--records",
+            str(records),
+            "--seed",
+            "0",
+            "-q",
+            "-o",
+            str(path),
+        ]
         seconds, cpu, peak, _ = timed(command)
         size = path.stat().st_size / 2**20
         print(f"$ privtool synth --like bms-pos --records {records} --seed 0 -o {path.name}")

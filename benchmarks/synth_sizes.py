@@ -31,7 +31,11 @@ def main() -> None:
     registry = load_registry()
     sizes = {name: read_dataset(registry, DATA / f"{name}.dat.gz").sizes for name in REAL}
     sizes["synth --like bms-pos"] = synthetic_sizes()
-    header = "| data | records | avg | median | max | " + " | ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in RANGES) + " |"
+    header = (
+        "| data | records | avg | median | max | "
+        + " | ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in RANGES)
+        + " |"
+    )
     print(header)
     print("|" + "---|" * (5 + len(RANGES)))
     for name, s in sizes.items():

@@ -54,8 +54,26 @@ def main() -> int:
     release, trail = options.release, options.trail
     if release is None:
         release, trail = str(work / "release.json"), str(work / "trail.json")
-        make = [tool, "anonymize", options.data, "--method", "disassociation", "--k", "5", "--m", "2",
-                "--max-cluster-size", "30", "-o", release, "--trail", trail, "--workers", str(options.workers), "-q"]
+        make = [
+            tool,
+            "anonymize",
+            options.data,
+            "--method",
+            "disassociation",
+            "--k",
+            "5",
+            "--m",
+            "2",
+            "--max-cluster-size",
+            "30",
+            "-o",
+            release,
+            "--trail",
+            trail,
+            "--workers",
+            str(options.workers),
+            "-q",
+        ]
         if options.no_refine:
             make.append("--no-refine")
         seconds, _, code = run(make)
@@ -76,7 +94,16 @@ def main() -> int:
             | {"units_by_engine": c["details"].get("units_by_engine")}
             for c in report.get("certificates", [])
         ]
-        print(json.dumps({"command": " ".join(command), "wall_seconds": round(seconds, 2), "exit": code, "certificates": certificates}))
+        print(
+            json.dumps(
+                {
+                    "command": " ".join(command),
+                    "wall_seconds": round(seconds, 2),
+                    "exit": code,
+                    "certificates": certificates,
+                }
+            )
+        )
     return 0
 
 

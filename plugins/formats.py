@@ -45,9 +45,7 @@ MARKERS = Param("markers", bool, True, "Write SPMF's sequence style (3 -1 7 -1 -
 def is_integer_id(label: str) -> bool:
     """Whether ``label`` is how FIMI/SPMF spell an item: a non-negative integer
     without leading zeros, of at most ``MAX_DIGITS`` digits."""
-    return (
-        label.isascii() and label.isdigit() and len(label) <= MAX_DIGITS and (label == "0" or label[0] != "0")
-    )
+    return label.isascii() and label.isdigit() and len(label) <= MAX_DIGITS and (label == "0" or label[0] != "0")
 
 
 def used_labels(dataset: Dataset) -> Iterable[str]:
@@ -113,9 +111,7 @@ def dataset_from_tokens(values: np.ndarray, lines: np.ndarray, n_lines: int) -> 
 def _token_error(tokens: IntTokens, mask: np.ndarray, source: str, problem: str) -> None:
     """Raise ``problem`` for the first token selected by ``mask``."""
     first = int(np.argmax(mask))
-    raise InputError(
-        problem.format(token=f"'{tokens.values[first]}'"), path=source, line=int(tokens.lines[first]) + 1
-    )
+    raise InputError(problem.format(token=f"'{tokens.values[first]}'"), path=source, line=int(tokens.lines[first]) + 1)
 
 
 class IntegerFormat(Format):
@@ -197,9 +193,15 @@ class Spmf(IntegerFormat):
         after_marker = np.zeros(len(lines), dtype=bool)
         after_marker[1:] = (close_itemset | end_record)[:-1]
         return [
-            (close_itemset & (new_line | after_marker), "stray {token}: in SPMF a -1 closes an itemset, so it must follow an item"),
+            (
+                close_itemset & (new_line | after_marker),
+                "stray {token}: in SPMF a -1 closes an itemset, so it must follow an item",
+            ),
             (end_record & ~last_on_line, "{token} ends the record, but more tokens follow it on the line"),
-            (last_on_line & ~end_record, "the record does not end with -2, although the file uses SPMF's -1/-2 markers"),
+            (
+                last_on_line & ~end_record,
+                "the record does not end with -2, although the file uses SPMF's -1/-2 markers",
+            ),
         ]
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:
@@ -215,8 +217,10 @@ def delimiter_of(params: dict[str, Any]) -> str:
     """The ``--delimiter`` character (``tab`` or ``\\t`` mean a tab)."""
     delimiter = params["delimiter"]
     delimiter = "\t" if delimiter in ("tab", "\\t") else delimiter
-    if len(delimiter) != 1 or delimiter in "\"\r\n":
-        raise ParameterError(f"--delimiter must be one character other than a quote or a line break, not {delimiter!r}.")
+    if len(delimiter) != 1 or delimiter in '"\r\n':
+        raise ParameterError(
+            f"--delimiter must be one character other than a quote or a line break, not {delimiter!r}."
+        )
     return delimiter
 
 
@@ -255,7 +259,9 @@ class Csv(Format):
         records = []
         for line, row in csv_rows(stream, source, delimiter_of(params)):
             if "" in row:
-                raise InputError("empty item (two delimiters in a row, or one at an end of the line)", path=source, line=line)
+                raise InputError(
+                    "empty item (two delimiters in a row, or one at an end of the line)", path=source, line=line
+                )
             records.append(row)
         return Dataset.from_records(records)
 
@@ -279,7 +285,9 @@ class CsvLong(Format):
         line, first = next(rows, (1, []))
         if tuple(first) != self.header:
             expected = delimiter.join(self.header)
-            raise InputError(f"expected the header {expected!r}, found {delimiter.join(first)!r}", path=source, line=line)
+            raise InputError(
+                f"expected the header {expected!r}, found {delimiter.join(first)!r}", path=source, line=line
+            )
         for line, row in rows:
             if not row:
                 continue
@@ -344,14 +352,18 @@ class JsonLines(Format):
     @staticmethod
     def _label(item: Any, source: str, line: int) -> str:
         if isinstance(item, bool) or not isinstance(item, (str, int)):
-            raise InputError(f"item {json.dumps(item)} is {json_kind(item)}, not a string or an integer", path=source, line=line)
+            raise InputError(
+                f"item {json.dumps(item)} is {json_kind(item)}, not a string or an integer", path=source, line=line
+            )
         if item == "":
             raise InputError("empty item label", path=source, line=line)
         label = item if isinstance(item, str) else str(item)
         try:
             label.encode("utf-8")
         except UnicodeEncodeError:
-            raise InputError(f"item {json.dumps(item)} is not valid Unicode text (a lone surrogate)", path=source, line=line) from None
+            raise InputError(
+                f"item {json.dumps(item)} is not valid Unicode text (a lone surrogate)", path=source, line=line
+            ) from None
         return label
 
     def write(self, dataset: Dataset, stream: IO[str], params: dict[str, Any]) -> None:

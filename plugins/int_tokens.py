@@ -121,7 +121,9 @@ def _tokenize_block(
     negative = first > 0
     negative[negative] = minus[first[negative] - 1]
     if np.any(values[negative] == 0):
-        _fail_at(data, offset + int(first[np.argmax(negative & (values == 0))]) - 1, source, "is not an integer item id")
+        _fail_at(
+            data, offset + int(first[np.argmax(negative & (values == 0))]) - 1, source, "is not an integer item id"
+        )
     values[negative] = -values[negative]
     return values, np.searchsorted(newline_at, first), len(newline_at)
 

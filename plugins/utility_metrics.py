@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+
 from privtool.attacks.reconstruction import ReconstructionModel, ReconstructionSampler
 from privtool.components import Evidence, Metric
 from privtool.context import Context
@@ -56,7 +57,9 @@ def _evaluate(index: int, source: Source, seed: int, evaluate: Callable[..., flo
     return evaluate(dataset, *args)
 
 
-def over_reconstructions(release: Release, evaluate: Callable[..., float], args: tuple, samples: int, ctx: Context, what: str) -> list[float]:
+def over_reconstructions(
+    release: Release, evaluate: Callable[..., float], args: tuple, samples: int, ctx: Context, what: str
+) -> list[float]:
     """``evaluate(reconstruction, *args)`` for each sampled reconstruction (one for a
     sanitized release), through the context's executor; results in sample order."""
     source = reconstruction_source(release)
@@ -111,12 +114,16 @@ class TopKDeviation(Metric):
         reference = [itemset for itemset, _ in top_itemsets(original, top_k, low, high)]
         if not reference:
             raise MissingEvidence(f"metric 'tkd': the original has no itemset of {low}..{high} items.")
-        values = over_reconstructions(release, top_k_deviation, (reference, top_k, low, high), params["samples"], ctx, "tkd")
+        values = over_reconstructions(
+            release, top_k_deviation, (reference, top_k, low, high), params["samples"], ctx, "tkd"
+        )
         return _summary("tkd", values, tkd_itemsets=len(reference))
 
 
 # ----------------------------------------------------------------------- re
-def relative_error(dataset: Dataset, labels: list[str], first: np.ndarray, second: np.ndarray, truth: np.ndarray, denominator: str) -> float:
+def relative_error(
+    dataset: Dataset, labels: list[str], first: np.ndarray, second: np.ndarray, truth: np.ndarray, denominator: str
+) -> float:
     """Mean over the workload pairs of ``|s_o - s_r| / d``, with ``d`` the original
     support or the average of both supports."""
     got = pair_supports(dataset, labels)[first, second]
@@ -127,7 +134,9 @@ def relative_error(dataset: Dataset, labels: list[str], first: np.ndarray, secon
 def pair_workload(original: Dataset, terms: int) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """The ``terms`` most frequent items of the original (ties in label order) and
     every pair of them that occurs in the original, with its support."""
-    order = sorted(range(original.n_items), key=lambda i: (-int(original.supports[i]), label_sort_key(original.labels[i])))
+    order = sorted(
+        range(original.n_items), key=lambda i: (-int(original.supports[i]), label_sort_key(original.labels[i]))
+    )
     labels = [original.labels[i] for i in order[:terms] if original.supports[i] > 0]
     supports = pair_supports(original, labels)
     first, second = np.triu_indices(len(labels), k=1)

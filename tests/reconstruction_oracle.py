@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 from hypothesis import strategies as st
+
 from privtool.release import Cluster, JointCluster, Release
 
 
@@ -29,7 +30,9 @@ def naive_reconstructions(release: Release, term_cap: int) -> list[tuple[frozens
     size = {c.id: c.size for c in release.clusters}
     placements = []  # each: list of alternatives, an alternative = list of (slot, items)
     chunks = [([c.id], ch) for c in release.clusters for ch in c.record_chunks]
-    chunks += [(members, ch) for j, members in zip(release.joint_clusters, flat_members(release)) for ch in j.shared_chunks]
+    chunks += [
+        (members, ch) for j, members in zip(release.joint_clusters, flat_members(release)) for ch in j.shared_chunks
+    ]
     for members, chunk in chunks:
         domain = [offset[m] + s for m in members for s in range(size[m])]
         padded = [frozenset(r) for r in chunk] + [frozenset()] * (len(domain) - len(chunk))

@@ -46,9 +46,7 @@ def km_chunk(draw, st, items: list[str], k: int) -> list[list[str]]:
     """A random k^m-anonymous chunk over ``items``: a few patterns each repeated
     at least k times, plus sub-records that are subsets of a pattern (every
     itemset that occurs then lies in >= k sub-records, whatever m is)."""
-    patterns = draw(
-        st.lists(st.sets(st.sampled_from(items), min_size=1), min_size=1, max_size=3, unique_by=frozenset)
-    )
+    patterns = draw(st.lists(st.sets(st.sampled_from(items), min_size=1), min_size=1, max_size=3, unique_by=frozenset))
     rows: list[list[str]] = []
     for pattern in patterns:
         rows.extend([sorted(pattern)] * draw(st.integers(k, k + 3)))

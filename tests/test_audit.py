@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from browser import dump_dom, screenshot
 
 PAYLOAD = "<script>alert('x')</script>"
-HIERARCHY = {"root": "*", "edges": [[PAYLOAD, "*"], ["b", "G\"q"], ["c", "G\"q"], ["G\"q", "*"]]}
+HIERARCHY = {"root": "*", "edges": [[PAYLOAD, "*"], ["b", 'G"q'], ["c", 'G"q'], ['G"q', "*"]]}
 
 
 def _write(tmp_path: Path, records: list[list[str]], original: list[list[str]]) -> tuple[Path, Path]:
@@ -35,7 +34,7 @@ def _unique_release(tmp_path: Path) -> tuple[Path, Path]:
     """A generalized release whose first record is unique: linkage breaks it."""
     return _write(
         tmp_path,
-        [[PAYLOAD], ["G\"q"], ["G\"q"]],
+        [[PAYLOAD], ['G"q'], ['G"q']],
         [[PAYLOAD], ["b"], ["c"]],
     )
 
@@ -57,7 +56,20 @@ def test_unique_record_fails_in_the_linkability_section(tmp_path: Path, run_cli)
 def test_markdown_escapes_labels(tmp_path: Path, run_cli) -> None:
     rel, data = _unique_release(tmp_path)
     out = tmp_path / "audit.md"
-    run_cli("audit", rel, "--original", data, "--format", "md", "-o", out, "-q", "--executor", "serial", "--include-examples")
+    run_cli(
+        "audit",
+        rel,
+        "--original",
+        data,
+        "--format",
+        "md",
+        "-o",
+        out,
+        "-q",
+        "--executor",
+        "serial",
+        "--include-examples",
+    )
     text = out.read_text()
     assert text.startswith("# Privacy audit: **FAIL**")
     assert "<script>" not in text and "&lt;script&gt;" in text
@@ -66,7 +78,20 @@ def test_markdown_escapes_labels(tmp_path: Path, run_cli) -> None:
 def test_html_report_in_chromium(tmp_path: Path, run_cli) -> None:
     rel, data = _unique_release(tmp_path)
     html = tmp_path / "audit.html"
-    result = run_cli("audit", rel, "--original", data, "--format", "html", "-o", html, "-q", "--executor", "serial", "--include-examples")
+    result = run_cli(
+        "audit",
+        rel,
+        "--original",
+        data,
+        "--format",
+        "html",
+        "-o",
+        html,
+        "-q",
+        "--executor",
+        "serial",
+        "--include-examples",
+    )
     assert result.code == 1
     source = html.read_text()
     assert "<script" not in source.lower(), "a label from the data became markup"

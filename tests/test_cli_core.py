@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from privtool import __version__, registry as registry_module
+from privtool import __version__
+from privtool import registry as registry_module
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -72,11 +73,31 @@ def tiny_plugin(monkeypatch: pytest.MonkeyPatch) -> str:
 @pytest.fixture
 def baskets(tmp_path: Path, run_cli) -> Path:
     path = tmp_path / "baskets.dat"
-    assert run_cli("synth", "--records", "400", "--items", "60", "--avg-size", "4", "--max-size", "12", "--patterns", "50", "-q", "-o", path).code == 0
+    assert (
+        run_cli(
+            "synth",
+            "--records",
+            "400",
+            "--items",
+            "60",
+            "--avg-size",
+            "4",
+            "--max-size",
+            "12",
+            "--patterns",
+            "50",
+            "-q",
+            "-o",
+            path,
+        ).code
+        == 0
+    )
     return path
 
 
-def test_same_seed_same_bytes_whatever_the_executor(tmp_path: Path, baskets: Path, tiny_plugin: str, run_cli, monkeypatch) -> None:
+def test_same_seed_same_bytes_whatever_the_executor(
+    tmp_path: Path, baskets: Path, tiny_plugin: str, run_cli, monkeypatch
+) -> None:
     pools_used = []
     original_close = ProcessExecutor.close
 
@@ -93,25 +114,40 @@ def test_same_seed_same_bytes_whatever_the_executor(tmp_path: Path, baskets: Pat
     outputs = {}
     for label, flags in runs.items():
         out, trail = tmp_path / f"{label}.json", tmp_path / f"{label}.trail.json"
-        result = run_cli("anonymize", baskets, "--method", tiny_plugin, "--seed", "11", *flags, "-q", "-o", out, "--trail", trail)
+        result = run_cli(
+            "anonymize", baskets, "--method", tiny_plugin, "--seed", "11", *flags, "-q", "-o", out, "--trail", trail
+        )
         assert result.code == 0, result.err
         outputs[label] = (out.read_bytes(), trail.read_bytes())
     assert pools_used == [False, True]  # --workers 2 really ran in a process pool
     assert outputs["serial"] == outputs["process-1"] == outputs["process-2"]
     other = tmp_path / "other-seed.json"
-    assert run_cli("anonymize", baskets, "--method", tiny_plugin, "--seed", "12", "--executor", "serial", "-q", "-o", other).code == 0
+    assert (
+        run_cli(
+            "anonymize", baskets, "--method", tiny_plugin, "--seed", "12", "--executor", "serial", "-q", "-o", other
+        ).code
+        == 0
+    )
     assert other.read_bytes() != outputs["serial"][0]
 
 
-def test_config_file_sets_parameters_and_the_command_line_wins(tmp_path: Path, baskets: Path, tiny_plugin: str, run_cli) -> None:
+def test_config_file_sets_parameters_and_the_command_line_wins(
+    tmp_path: Path, baskets: Path, tiny_plugin: str, run_cli
+) -> None:
     config = tmp_path / "run.toml"
     config.write_text(f'method = "{tiny_plugin}"\nk = 3\nunit = 7\n')
     out = tmp_path / "r.json"
     assert run_cli("anonymize", baskets, "--config", config, "--executor", "serial", "-q", "-o", out).code == 0
     from privtool.release import read_release
 
-    assert {key: read_release(out).params[key] for key in ("method", "k", "unit")} == {"method": tiny_plugin, "k": 3, "unit": 7}
-    assert run_cli("anonymize", baskets, "--config", config, "--k", "4", "--executor", "serial", "-q", "-o", out).code == 0
+    assert {key: read_release(out).params[key] for key in ("method", "k", "unit")} == {
+        "method": tiny_plugin,
+        "k": 3,
+        "unit": 7,
+    }
+    assert (
+        run_cli("anonymize", baskets, "--config", config, "--k", "4", "--executor", "serial", "-q", "-o", out).code == 0
+    )
     assert (read_release(out).params["k"], read_release(out).params["unit"]) == (4, 7)
 
 
@@ -139,7 +175,9 @@ def test_bad_options_and_configs_exit_2(tmp_path, baskets, tiny_plugin, run_cli,
 
 
 def test_missing_config_file_exit_2(tmp_path, baskets, tiny_plugin, run_cli) -> None:
-    result = run_cli("anonymize", baskets, "--method", tiny_plugin, "--config", tmp_path / "none.toml", "-o", tmp_path / "r.json")
+    result = run_cli(
+        "anonymize", baskets, "--method", tiny_plugin, "--config", tmp_path / "none.toml", "-o", tmp_path / "r.json"
+    )
     assert result.code == 2 and "no such config file" in result.err
 
 

@@ -33,14 +33,20 @@ def assert_one_line_error(result, *fragments: str) -> None:
         ("ids.dat", b"1 2\n" * 16 + b"3 abc 4\n", ["ids.dat, line 17: 'abc' is not an integer item id"]),
         ("seq.spmf", b"1 -1 2 -1 -2\n3 -1 -1 -2\n", ["seq.spmf, line 2: stray '-1'"]),
         ("open.spmf", b"1 -1 2 -1 -2\n3 -1\n", ["open.spmf, line 2: the record does not end with -2"]),
-        ("long.long.csv", b"rid,item\n1,a\n", ["long.long.csv, line 1: expected the header 'record_id,item', found 'rid,item'"]),
+        (
+            "long.long.csv",
+            b"rid,item\n1,a\n",
+            ["long.long.csv, line 1: expected the header 'record_id,item', found 'rid,item'"],
+        ),
         ("latin.csv", "a,b\nc\nna\u00efve\n".encode("latin-1"), ["latin.csv, line 3: byte 0xef is not UTF-8 text"]),
         ("latin.dat", b"1 2\n3 \xe9\n", ["latin.dat, line 2: byte 0xe9 is not UTF-8 text"]),
         ("nothing.jsonl", b"[]\n[]\n", ["nothing.jsonl: the file holds 2 records but not a single item"]),
         ("fake.dat.gz", b"1 2\n", ["fake.dat.gz: the name ends in .gz but the content is not gzip-compressed"]),
     ],
 )
-def test_bad_input_file_is_one_line_exit_2(run_cli, tmp_path: Path, name: str, content: bytes, fragments: list[str]) -> None:
+def test_bad_input_file_is_one_line_exit_2(
+    run_cli, tmp_path: Path, name: str, content: bytes, fragments: list[str]
+) -> None:
     path = tmp_path / name
     path.write_bytes(content)
     assert_one_line_error(run_cli("stats", path), *fragments)
@@ -55,7 +61,9 @@ def test_missing_file_and_directory(run_cli, tmp_path: Path) -> None:
 def test_format_and_option_errors(run_cli, tmp_path: Path) -> None:
     data = tmp_path / "d.csv"
     data.write_text("a,b\n")
-    assert_one_line_error(run_cli("stats", data, "--format", "parquet"), "unknown format 'parquet'", "csv, csv-long, fimi, jsonl, spmf")
+    assert_one_line_error(
+        run_cli("stats", data, "--format", "parquet"), "unknown format 'parquet'", "csv, csv-long, fimi, jsonl, spmf"
+    )
     assert_one_line_error(run_cli("stats", data, "--delim", ";"), "format 'csv' has no option --delim")
     assert_one_line_error(run_cli("stats", data, "--delimiter", ";;"), "--delimiter must be one character")
     odd = tmp_path / "d.parquet"
@@ -105,7 +113,12 @@ def test_stats_histogram_covers_every_record(run_cli, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     stats = json.loads(result.out)
     assert [(row["size"], row["records"]) for row in stats["size_histogram"]] == [
-        ("0", 1), ("1", 1), ("2", 1), ("3-4", 1), ("5-8", 0), ("9-16", 1)
+        ("0", 1),
+        ("1", 1),
+        ("2", 1),
+        ("3-4", 1),
+        ("5-8", 0),
+        ("9-16", 1),
     ]
     assert stats["top_items"] == [{"item": "a", "support": 3}, {"item": "b", "support": 2}]
     table = run_cli("stats", data)
@@ -138,7 +151,9 @@ def test_convert_reproduces_the_canonical_bytes(run_cli, shared_data: Path, tmp_
 # ------------------------------------------------------------ release files
 def _release_file(tmp_path: Path) -> Path:
     path = tmp_path / "r.json"
-    write_release(Release(kind="disassociated", params={"k": 2}, clusters=[Cluster("c0", 2, [[["a"], ["a"]]], [])]), path)
+    write_release(
+        Release(kind="disassociated", params={"k": 2}, clusters=[Cluster("c0", 2, [[["a"], ["a"]]], [])]), path
+    )
     return path
 
 
@@ -150,7 +165,10 @@ def test_read_release_accepts_a_written_release(tmp_path: Path) -> None:
     ("content", "message"),
     [
         (b'{"format": "privtool-release/1",\n "kind": ', r"r\.json, line 2: the release is not valid JSON"),
-        (b'{"format": "privtool-release/1",\n "kind": "disassociated\xff"}', r"r\.json, line 2: the release is not UTF-8 text \(byte 0xff\)"),
+        (
+            b'{"format": "privtool-release/1",\n "kind": "disassociated\xff"}',
+            r"r\.json, line 2: the release is not UTF-8 text \(byte 0xff\)",
+        ),
         (b"", r"r\.json, line 1: the release is not valid JSON"),
         (b"[1, 2]", r"r\.json: invalid release at \$: expected an object"),
     ],
@@ -169,7 +187,10 @@ def test_read_release_rejects_unreadable_files(tmp_path: Path, content: bytes, m
         (lambda o: o.update(format="privtool-release/2"), r"\$\.format: expected 'privtool-release/1'"),
         (lambda o: o["clusters"][0].update(size=-1), r"\$\.clusters\[0\]\.size: must be at least 1"),
         (lambda o: o.pop("params"), r"\$\.params: missing"),
-        (lambda o: o["clusters"][0]["record_chunks"][0].append(["a", 3]), r"\$\.clusters\[0\]\.record_chunks\[0\]\[2\]\[1\]: expected a string"),
+        (
+            lambda o: o["clusters"][0]["record_chunks"][0].append(["a", 3]),
+            r"\$\.clusters\[0\]\.record_chunks\[0\]\[2\]\[1\]: expected a string",
+        ),
     ],
 )
 def test_read_release_rejects_a_wrong_field(tmp_path: Path, edit, message: str) -> None:
@@ -225,8 +246,25 @@ def test_every_command_reading_data_takes_its_format_options(run_cli, tmp_path: 
     data = tmp_path / "semi.csv"
     data.write_text("\n".join(rows) + "\n")
     release, trail = tmp_path / "r.json", tmp_path / "t.json"
-    made = run_cli("anonymize", data, "--method", "disassociation", "--k", "2", "--m", "2", "--delimiter", ";",
-                   "-o", release, "--trail", trail, "--executor", "serial", "-q")
+    made = run_cli(
+        "anonymize",
+        data,
+        "--method",
+        "disassociation",
+        "--k",
+        "2",
+        "--m",
+        "2",
+        "--delimiter",
+        ";",
+        "-o",
+        release,
+        "--trail",
+        trail,
+        "--executor",
+        "serial",
+        "-q",
+    )
     assert made.code == 0, made.err
     assert json.loads(release.read_text())["stats"]["item_occurrences_in"] == 24
     common = ["--original", data, "--trail", trail, "--executor", "serial"]
@@ -244,9 +282,36 @@ def test_every_command_reading_data_takes_its_format_options(run_cli, tmp_path: 
     rules = run_cli("rules", data, "--min-support", "0.3", "--min-confidence", "0.5", "--json", "--delimiter", ";")
     assert rules.code == 0 and json.loads(rules.out)["rules"], rules.err
     hidden = tmp_path / "hidden.csv"
-    made = run_cli("hide", data, "--sensitive", "1", "--min-support", "0.3", "--min-confidence", "0.5", "-o", hidden, "-q", "--delimiter", ";")
+    made = run_cli(
+        "hide",
+        data,
+        "--sensitive",
+        "1",
+        "--min-support",
+        "0.3",
+        "--min-confidence",
+        "0.5",
+        "-o",
+        hidden,
+        "-q",
+        "--delimiter",
+        ";",
+    )
     assert made.code == 0, made.err
     assert all(";" in line or line.count(",") == 0 for line in hidden.read_text().splitlines())  # written as read
-    compared = run_cli("compare", data, "--method", "disassociation", "--k", "2", "-o", tmp_path / "cmp", "--executor", "serial", "--delimiter", ";")
+    compared = run_cli(
+        "compare",
+        data,
+        "--method",
+        "disassociation",
+        "--k",
+        "2",
+        "-o",
+        tmp_path / "cmp",
+        "--executor",
+        "serial",
+        "--delimiter",
+        ";",
+    )
     assert compared.code == 0, compared.err
     assert_one_line_error(run_cli("verify", release, "--delimiter", ";"), "verify has no option --delimiter")

@@ -24,7 +24,23 @@ def test_sanitize_writes_a_cover_free_release_and_trail(run_cli, tmp_path) -> No
     trail = tmp_path / "plain.trail.json"
     write_trail(Trail(release_sha256=read_release(plain).sha256(), cluster_of_record=["c0"] * 6), trail)
     out, new_trail = tmp_path / "safe.json", tmp_path / "safe.trail.json"
-    result = run_cli("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", out, "--trail", trail, "--trail-out", new_trail, "--seed", "4", "--executor", "serial", "-q")
+    result = run_cli(
+        "sanitize",
+        plain,
+        "--sanitizer",
+        "safe-disassociation",
+        "-o",
+        out,
+        "--trail",
+        trail,
+        "--trail-out",
+        new_trail,
+        "--seed",
+        "4",
+        "--executor",
+        "serial",
+        "-q",
+    )
     assert result.code == 0, result.err
     safe = read_release(out)
     assert vulnerable_chunks(safe) == []
@@ -36,7 +52,22 @@ def test_sanitize_writes_a_cover_free_release_and_trail(run_cli, tmp_path) -> No
     assert written.cluster_of_record == ["c0"] * 6
     assert len(written.ghost_records) == 2
     again = tmp_path / "again.json"
-    assert run_cli("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", again, "--seed", "4", "--executor", "serial", "-q").code == 0
+    assert (
+        run_cli(
+            "sanitize",
+            plain,
+            "--sanitizer",
+            "safe-disassociation",
+            "-o",
+            again,
+            "--seed",
+            "4",
+            "--executor",
+            "serial",
+            "-q",
+        ).code
+        == 0
+    )
     assert again.read_text() == out.read_text()
 
 
@@ -44,7 +75,19 @@ def test_sanitize_option_overrides_the_release_params(run_cli, tmp_path) -> None
     plain = _write(tmp_path)
     out = tmp_path / "safe.json"
     # with delta = 7 precondition (3) fails (6 > 7 - 2): the fallback suppresses the chunk
-    result = run_cli("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", out, "--max-cluster-size", "7", "--executor", "serial", "-q")
+    result = run_cli(
+        "sanitize",
+        plain,
+        "--sanitizer",
+        "safe-disassociation",
+        "-o",
+        out,
+        "--max-cluster-size",
+        "7",
+        "--executor",
+        "serial",
+        "-q",
+    )
     assert result.code == 0, result.err
     safe = read_release(out)
     assert safe.clusters[0].record_chunks == [[["e"], ["e"]]]
@@ -71,7 +114,11 @@ def test_sanitize_errors_are_one_sentence_exit_2(run_cli, tmp_path) -> None:
     result = run_cli("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", out, "--trail", other)
     assert result.code == 2 and "belongs to another release" in result.err
     sanitized = tmp_path / "records.json"
-    sanitized.write_text(json.dumps({"format": "privtool-release/1", "kind": "sanitized", "params": {}, "provenance": {}, "records": [["a"]]}))
+    sanitized.write_text(
+        json.dumps(
+            {"format": "privtool-release/1", "kind": "sanitized", "params": {}, "provenance": {}, "records": [["a"]]}
+        )
+    )
     result = run_cli("sanitize", sanitized, "--sanitizer", "safe-disassociation", "-o", out)
     assert result.code == 2 and "applies to disassociated" in result.err
     assert not out.exists()

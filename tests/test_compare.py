@@ -25,14 +25,44 @@ def test_spec_grammar() -> None:
 @pytest.fixture
 def small_data(tmp_path: Path, run_cli) -> Path:
     data = tmp_path / "small.dat"
-    assert run_cli("synth", "--records", "400", "--items", "40", "--avg-size", "4", "--max-size", "12", "--seed", "3", "-o", data).code == 0
+    assert (
+        run_cli(
+            "synth",
+            "--records",
+            "400",
+            "--items",
+            "40",
+            "--avg-size",
+            "4",
+            "--max-size",
+            "12",
+            "--seed",
+            "3",
+            "-o",
+            data,
+        ).code
+        == 0
+    )
     return data
 
 
 def test_compare_writes_everything_and_resumes(tmp_path: Path, run_cli, small_data: Path) -> None:
     out = tmp_path / "cmp"
-    args = ("compare", small_data, "--method", "horpart=disassociation:partitioner=horpart",
-            "--method", "adding=disassociation:partitioner=adding", "--k", "2,3", "-o", out, "-q", "--executor", "serial")
+    args = (
+        "compare",
+        small_data,
+        "--method",
+        "horpart=disassociation:partitioner=horpart",
+        "--method",
+        "adding=disassociation:partitioner=adding",
+        "--k",
+        "2,3",
+        "-o",
+        out,
+        "-q",
+        "--executor",
+        "serial",
+    )
     first = run_cli(*args)
     assert first.code == 0, first.err
     rows = list(csv.DictReader((out / "results.csv").open()))
@@ -49,14 +79,18 @@ def test_compare_writes_everything_and_resumes(tmp_path: Path, run_cli, small_da
     again = run_cli(*args, "--k", "2,3,4")
     assert again.code == 0, again.err
     cells = {p.name: p.stat().st_mtime_ns for p in (out / "cells").glob("*.json")}
-    assert len(cells) == 6 and all(cells[name] == stamp for name, stamp in stamps.items()), "finished cells were recomputed"
+    assert len(cells) == 6 and all(cells[name] == stamp for name, stamp in stamps.items()), (
+        "finished cells were recomputed"
+    )
     assert len(list(csv.DictReader((out / "results.csv").open()))) == 6
 
 
 def test_compare_rejects_bad_specs(tmp_path: Path, run_cli, small_data: Path) -> None:
     result = run_cli("compare", small_data, "--method", "nosuch", "-o", tmp_path / "o")
     assert result.code == 2 and "unknown method 'nosuch': not an anonymizer" in result.err
-    result = run_cli("compare", small_data, "--method", "disassociation", "--method", "disassociation", "-o", tmp_path / "o")
+    result = run_cli(
+        "compare", small_data, "--method", "disassociation", "--method", "disassociation", "-o", tmp_path / "o"
+    )
     assert result.code == 2 and "same label" in result.err
 
 
@@ -71,9 +105,24 @@ def _rows(folder: Path) -> list[dict[str, str]]:
 
 def test_compare_rule_hiding_writes_verifies_and_resumes(tmp_path: Path, run_cli, small_data: Path) -> None:
     out = tmp_path / "hide"
-    args = ("compare", small_data, "--method", "mfi-relevance", "--method", "fhsar",
-            "--method", "exact=exact:time_limit=10,second_objective=false", *HIDE,
-            "--metric", "rule-side-effects", "-o", out, "-q", "--executor", "serial")
+    args = (
+        "compare",
+        small_data,
+        "--method",
+        "mfi-relevance",
+        "--method",
+        "fhsar",
+        "--method",
+        "exact=exact:time_limit=10,second_objective=false",
+        *HIDE,
+        "--metric",
+        "rule-side-effects",
+        "-o",
+        out,
+        "-q",
+        "--executor",
+        "serial",
+    )
     first = run_cli(*args, "--grid", "sensitive=2,3")
     assert first.code == 0, first.err
     rows = _rows(out)
@@ -88,7 +137,9 @@ def test_compare_rule_hiding_writes_verifies_and_resumes(tmp_path: Path, run_cli
     for row in (r for r in rows if r["method"] == "exact"):
         assert row["notes.removal_optimal"] == "1.0"
         same = [r for r in rows if r["sensitive"] == row["sensitive"]]
-        assert int(row["rule-side-effects.removed_item_occurrences"]) == min(int(r["rule-side-effects.removed_item_occurrences"]) for r in same)
+        assert int(row["rule-side-effects.removed_item_occurrences"]) == min(
+            int(r["rule-side-effects.removed_item_occurrences"]) for r in same
+        )
     for name in ("rule-side-effects", "seconds"):
         assert (out / "plots" / f"{name}.png").stat().st_size > 1000 and (out / "plots" / f"{name}.svg").is_file()
     assert "lost_rules" in (out / "index.html").read_text()
@@ -102,7 +153,9 @@ def test_compare_rule_hiding_writes_verifies_and_resumes(tmp_path: Path, run_cli
     again = run_cli(*args, "--grid", "sensitive=2,3,4")
     assert again.code == 0, again.err
     cells = {p.name: p.stat().st_mtime_ns for p in (out / "cells").glob("*.json")}
-    assert len(cells) == 9 and all(cells[name] == stamp for name, stamp in stamps.items()), "finished cells were recomputed"
+    assert len(cells) == 9 and all(cells[name] == stamp for name, stamp in stamps.items()), (
+        "finished cells were recomputed"
+    )
     assert len(_rows(out)) == 9
 
 
@@ -112,23 +165,73 @@ def test_compare_and_hide_share_one_code_path(tmp_path: Path, run_cli, small_dat
     top = json.loads(listed.out)["rules"]
     rules = tmp_path / "rules.txt"
     rules.write_text("".join(f"{r['id']}\n" for r in top))
-    hidden = run_cli("hide", small_data, "--rules", rules, "--min-support", "0.02", "--min-confidence", "0.3",
-                     "--sanitizer", "mdsrrc", "-o", tmp_path / "s.dat", "--release", tmp_path / "r.json", "-q")
+    hidden = run_cli(
+        "hide",
+        small_data,
+        "--rules",
+        rules,
+        "--min-support",
+        "0.02",
+        "--min-confidence",
+        "0.3",
+        "--sanitizer",
+        "mdsrrc",
+        "-o",
+        tmp_path / "s.dat",
+        "--release",
+        tmp_path / "r.json",
+        "-q",
+    )
     assert hidden.code == 0, hidden.err
     out = tmp_path / "cmp"
-    result = run_cli("compare", small_data, "--method", f"file=mdsrrc:rules={rules}",
-                     "--method", "top=mdsrrc:sensitive=3,pick=top", *HIDE, "-o", out, "-q", "--no-verify", "--metric", "rule-side-effects")
+    result = run_cli(
+        "compare",
+        small_data,
+        "--method",
+        f"file=mdsrrc:rules={rules}",
+        "--method",
+        "top=mdsrrc:sensitive=3,pick=top",
+        *HIDE,
+        "-o",
+        out,
+        "-q",
+        "--no-verify",
+        "--metric",
+        "rule-side-effects",
+    )
     assert result.code == 0, result.err
     by_method = {r["method"]: r for r in _rows(out)}
     expected = (tmp_path / "r.json").read_text()
     for method in ("file", "top"):
         assert (out / "releases" / f"{by_method[method]['cell']}.json").read_text() == expected
-    by_count = run_cli("hide", small_data, "--sensitive", "3", "--pick", "top", "--min-support", "0.02", "--min-confidence", "0.3",
-                       "--sanitizer", "mdsrrc", "-o", tmp_path / "s2.dat", "--release", tmp_path / "r2.json", "-q")
+    by_count = run_cli(
+        "hide",
+        small_data,
+        "--sensitive",
+        "3",
+        "--pick",
+        "top",
+        "--min-support",
+        "0.02",
+        "--min-confidence",
+        "0.3",
+        "--sanitizer",
+        "mdsrrc",
+        "-o",
+        tmp_path / "s2.dat",
+        "--release",
+        tmp_path / "r2.json",
+        "-q",
+    )
     assert by_count.code == 0 and (tmp_path / "r2.json").read_text() == expected
     # A changed rule file is a different cell, never a stale one.
     rules.write_text(f"{top[0]['id']}\n")
-    assert run_cli("compare", small_data, "--method", f"file=mdsrrc:rules={rules}", *HIDE, "-o", out, "-q", "--no-verify").code == 0
+    assert (
+        run_cli(
+            "compare", small_data, "--method", f"file=mdsrrc:rules={rules}", *HIDE, "-o", out, "-q", "--no-verify"
+        ).code
+        == 0
+    )
     assert len(list((out / "cells").glob("file-*.json"))) == 2
 
 
@@ -162,7 +265,9 @@ class _RemoveConsequents:
         return [RemoveConsequents(), GiveUp()]
 
 
-def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(tmp_path: Path, run_cli, small_data: Path) -> None:
+def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(
+    tmp_path: Path, run_cli, small_data: Path
+) -> None:
     import types
 
     from privtool.compare.runner import grid, run_cell
@@ -180,8 +285,14 @@ def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(tmp_path:
     for sub in ("cells", "releases", "trails"):
         (tmp_path / sub).mkdir()
     dataset = read_dataset(registry, str(small_data))
-    specs = [parse_spec("remove-consequents:min_support=0.02,min_confidence=0.3"), parse_spec("give-up:min_support=0.02,min_confidence=0.3")]
-    done, failed = (run_cell(registry, dataset, cell, tmp_path, Context(seed=cell.seed)) for cell in grid(specs, {"sensitive": [2]}, 1, 0))
+    specs = [
+        parse_spec("remove-consequents:min_support=0.02,min_confidence=0.3"),
+        parse_spec("give-up:min_support=0.02,min_confidence=0.3"),
+    ]
+    done, failed = (
+        run_cell(registry, dataset, cell, tmp_path, Context(seed=cell.seed))
+        for cell in grid(specs, {"sensitive": [2]}, 1, 0)
+    )
     assert done["verified"] is True and done["rule-side-effects.hiding_failure"] == 0.0
     assert "error" not in done and done["rule-side-effects.removed_item_occurrences"] > 0
     assert failed["error"] == "give-up found no solution within its budget." and "verified" not in failed
@@ -198,11 +309,17 @@ def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(tmp_path:
         ("fhsar:pick=best,sensitive=2", HIDE, "--pick must be one of random, top, not 'best'."),
         ("mfi-relevance+fhsar", HIDE, "works on raw data and takes no further +stage."),
         ("safe-disassociation", (), "sanitizer 'safe-disassociation' does not work on raw data"),
-        ("fhsar:sensitive=2", (*HIDE, "--grid", "sensitve=3"), "--grid sensitve: no --method takes a parameter 'sensitve'."),
+        (
+            "fhsar:sensitive=2",
+            (*HIDE, "--grid", "sensitve=3"),
+            "--grid sensitve: no --method takes a parameter 'sensitve'.",
+        ),
         ("fhsar:sensitive=2", (*HIDE, "--k", "2,3"), "--k: no --method takes a parameter 'k'."),
     ],
 )
-def test_compare_rejects_bad_rule_hiding_specs(tmp_path: Path, run_cli, small_data: Path, method: str, grid: tuple, message: str) -> None:
+def test_compare_rejects_bad_rule_hiding_specs(
+    tmp_path: Path, run_cli, small_data: Path, method: str, grid: tuple, message: str
+) -> None:
     result = run_cli("compare", small_data, "--method", method, *grid, "-o", tmp_path / "o", "-q")
     assert result.code == 2 and message in result.err
     assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
@@ -211,8 +328,25 @@ def test_compare_rejects_bad_rule_hiding_specs(tmp_path: Path, run_cli, small_da
 
 def test_compare_sample_is_seeded_and_recorded(tmp_path: Path, run_cli, small_data: Path) -> None:
     def meta(seed: str, name: str) -> dict:
-        args = ("compare", small_data, "--sample", "100", "--seed", seed, "--method", "fhsar", *HIDE,
-                "--grid", "sensitive=1", "--no-verify", "--metric", "rule-side-effects", "-o", tmp_path / name, "-q")
+        args = (
+            "compare",
+            small_data,
+            "--sample",
+            "100",
+            "--seed",
+            seed,
+            "--method",
+            "fhsar",
+            *HIDE,
+            "--grid",
+            "sensitive=1",
+            "--no-verify",
+            "--metric",
+            "rule-side-effects",
+            "-o",
+            tmp_path / name,
+            "-q",
+        )
         result = run_cli(*args)
         assert result.code == 0, result.err
         return json.loads((tmp_path / name / "results.json").read_text())["meta"]

@@ -96,8 +96,13 @@ def test_release_validation_names_the_path(mutate, path: str) -> None:
         release_from_json(obj)
 
 
-_JSON_VALUES = st.one_of(st.sampled_from(["a", "b", "c", ""]), st.integers(0, 2), st.none(), st.booleans(),
-                         st.lists(st.sampled_from(["a", "b"]), max_size=2))
+_JSON_VALUES = st.one_of(
+    st.sampled_from(["a", "b", "c", ""]),
+    st.integers(0, 2),
+    st.none(),
+    st.booleans(),
+    st.lists(st.sampled_from(["a", "b"]), max_size=2),
+)
 
 
 @given(st.lists(st.one_of(st.lists(_JSON_VALUES, max_size=4), _JSON_VALUES), max_size=5))

@@ -45,7 +45,9 @@ def test_covered_items_match_brute_force(rows: list[list[str]]) -> None:
 @given(disassociated_releases(st))
 def test_every_chunk_is_analysed_once(release) -> None:
     refs = [ref for ref, _ in iter_chunks(release)]
-    expected = sum(len(c.record_chunks) for c in release.clusters) + sum(len(j.shared_chunks) for j in release.joint_clusters)
+    expected = sum(len(c.record_chunks) for c in release.clusters) + sum(
+        len(j.shared_chunks) for j in release.joint_clusters
+    )
     assert len(refs) == len(set(refs)) == expected
     for ref, rows in iter_chunks(release):
         bits = item_bitsets(rows)

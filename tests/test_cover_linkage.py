@@ -23,7 +23,9 @@ def attack(release: Release, known: int | None = None):
 
 def safe(release: Release, seed: int = 0) -> Release:
     p = release.params
-    return safe_disassociate(Outcome(release, Trail()), p["k"], p["m"], p["max_cluster_size"], Context(seed=seed)).release
+    return safe_disassociate(
+        Outcome(release, Trail()), p["k"], p["m"], p["max_cluster_size"], Context(seed=seed)
+    ).release
 
 
 def test_figure1_links_d_e_to_a_b_c_with_certainty() -> None:

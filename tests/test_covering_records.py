@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from privtool.attacks import covering_records
 from privtool.attacks.covering_records import CoveringRecordCounter
 from privtool.errors import InputError
@@ -39,9 +40,15 @@ def brute_force(records: list[list[str]], query: list[str], under: dict[str, set
     return sum(1 for record in records if all(covers(record, item) for item in query))
 
 
-QUERIES = st.lists(st.lists(st.sampled_from(LEAVES + ["n0", "zz"]), min_size=1, max_size=4, unique=True), min_size=1, max_size=30)
-ROUTES = [("dense", {"BLAS_SPEEDUP": 10**9}), ("sparse", {"BLAS_SPEEDUP": 0}), ("dense-float64", {"BLAS_SPEEDUP": 10**9, "FLOAT32_EXACT": 1}),
-          ("dense-small-blocks", {"BLAS_SPEEDUP": 10**9, "BLOCK_ENTRIES": 1})]
+QUERIES = st.lists(
+    st.lists(st.sampled_from(LEAVES + ["n0", "zz"]), min_size=1, max_size=4, unique=True), min_size=1, max_size=30
+)
+ROUTES = [
+    ("dense", {"BLAS_SPEEDUP": 10**9}),
+    ("sparse", {"BLAS_SPEEDUP": 0}),
+    ("dense-float64", {"BLAS_SPEEDUP": 10**9, "FLOAT32_EXACT": 1}),
+    ("dense-small-blocks", {"BLAS_SPEEDUP": 10**9, "BLOCK_ENTRIES": 1}),
+]
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=[r[0] for r in ROUTES])
@@ -64,7 +71,10 @@ def test_generalized_counts_equal_brute_force(route, tree, data, queries) -> Non
 
 @pytest.mark.parametrize("route", ROUTES[:2], ids=[r[0] for r in ROUTES[:2]])
 @settings(max_examples=60, deadline=None)
-@given(records=st.lists(st.lists(st.sampled_from(LEAVES), max_size=5, unique=True), min_size=1, max_size=15), queries=QUERIES)
+@given(
+    records=st.lists(st.lists(st.sampled_from(LEAVES), max_size=5, unique=True), min_size=1, max_size=15),
+    queries=QUERIES,
+)
 def test_sanitized_counts_equal_brute_force(route, records, queries) -> None:
     with pytest.MonkeyPatch.context() as patch:
         for name, value in route[1].items():

@@ -139,7 +139,9 @@ def test_tlost_table4() -> None:
     outcome = run_method(_registry(), ds, "disassociation", {"k": 2, "m": 2, "max_cluster_size": 2}, Context())
     assert outcome.trail.cluster_of_record == ["c0", "c1", "c1", "c0"]
     assert tlost(outcome.release, ds, 3, outcome.trail) == {
-        "tlost_terms": 1.0, "tlost_terms_everywhere": 0.0, "tlost_occurrences": 8 / 20
+        "tlost_terms": 1.0,
+        "tlost_terms_everywhere": 0.0,
+        "tlost_occurrences": 8 / 20,
     }
 
 
@@ -213,7 +215,9 @@ def check_release(release: Release, trail, records: list[list[str]], k: int, m: 
         assert shared_terms_of[c.id] <= terms | shared_terms_of[c.id]
 
 
-def reference_partition(records: list[set[int]], k: int, max_size: int, strategy: str) -> tuple[list[list[int]], list[int]]:
+def reference_partition(
+    records: list[set[int]], k: int, max_size: int, strategy: str
+) -> tuple[list[list[int]], list[int]]:
     """The split loop of Algorithms 1-4 written plainly (no shortcuts, no
     bookkeeping of owners or counts), as the oracle of the fast partitioner."""
     saved: list[list[int]] = []
@@ -275,7 +279,9 @@ def test_partition_matches_reference(records: list[list[int]], strategy: str, k:
     ds = Dataset.from_records([[str(t) for t in r] for r in records])
     sets = [set(ds.record(i).tolist()) for i in range(ds.n_records)]
     result = partition(ds, k, k + extra, strategy)
-    assert ([c.tolist() for c in result.clusters], result.suppressed.tolist()) == reference_partition(sets, k, k + extra, strategy)
+    assert ([c.tolist() for c in result.clusters], result.suppressed.tolist()) == reference_partition(
+        sets, k, k + extra, strategy
+    )
 
 
 record_lists = st.lists(st.lists(st.sampled_from("abcdefghij"), max_size=6), min_size=1, max_size=40)
@@ -336,8 +342,24 @@ def test_cli_writes_a_valid_release(run_cli, tmp_path) -> None:
     data = tmp_path / "table7.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in TABLE7))
     out, trail = tmp_path / "r.json", tmp_path / "t.json"
-    result = run_cli("anonymize", data, "--method", "disassociation", "--k", "2", "--max-cluster-size", "3",
-                     "--partitioner", "suppression", "--no-refine", "-o", out, "--trail", trail, "-q")
+    result = run_cli(
+        "anonymize",
+        data,
+        "--method",
+        "disassociation",
+        "--k",
+        "2",
+        "--max-cluster-size",
+        "3",
+        "--partitioner",
+        "suppression",
+        "--no-refine",
+        "-o",
+        out,
+        "--trail",
+        trail,
+        "-q",
+    )
     assert result.code == 0, result.err
     release = release_from_json(json.loads(out.read_text()))
     assert release.params["partitioner"] == "suppression" and release.params["refine"] is False
@@ -348,8 +370,18 @@ def test_cli_writes_a_valid_release(run_cli, tmp_path) -> None:
 def test_cli_rejects_cluster_size_below_k(run_cli, tmp_path) -> None:
     data = tmp_path / "d.dat"
     data.write_text("1 2\n2 3\n")
-    result = run_cli("anonymize", data, "--method", "disassociation", "--k", "5", "--max-cluster-size", "3",
-                     "-o", tmp_path / "r.json")
+    result = run_cli(
+        "anonymize",
+        data,
+        "--method",
+        "disassociation",
+        "--k",
+        "5",
+        "--max-cluster-size",
+        "3",
+        "-o",
+        tmp_path / "r.json",
+    )
     assert result.code == 2
     assert "--max-cluster-size must be at least --k (5), not 3." in result.err
     assert not (tmp_path / "r.json").exists()

@@ -20,17 +20,15 @@ from privtool.plugins.formats import is_integer_id
 
 integer_labels = st.integers(0, 10**18 - 1).map(str)
 text_labels = st.text(min_size=1, max_size=8)
-odd_labels = st.sampled_from(["a b", " lead", "trail ", "x,y", 'say "hi"', "naïve", "日本", "a;b", "tab\there", "1", "007"])
+odd_labels = st.sampled_from(
+    ["a b", " lead", "trail ", "x,y", 'say "hi"', "naïve", "日本", "a;b", "tab\there", "1", "007"]
+)
 
 
 def datasets(labels: st.SearchStrategy[str], allow_empty_records: bool = True) -> st.SearchStrategy[Dataset]:
     """Datasets with at least one item occurrence (a file without items is an error)."""
     record = st.lists(labels, min_size=0 if allow_empty_records else 1, max_size=6)
-    return (
-        st.lists(record, min_size=1, max_size=12)
-        .filter(lambda rows: any(rows))
-        .map(Dataset.from_records)
-    )
+    return st.lists(record, min_size=1, max_size=12).filter(lambda rows: any(rows)).map(Dataset.from_records)
 
 
 def round_trip(registry, dataset: Dataset, fmt: str, options: dict | None = None) -> Dataset:
@@ -203,7 +201,10 @@ def test_spmf_reader_equals_naive_parser(registry, data: bytes) -> None:
         with pytest.raises(InputError, match=rf"^s, line {expected}: "):
             spmf.read_bytes(data, "s", {"markers": True})
     else:
-        assert spmf.read_bytes(data, "s", {"markers": True}).to_label_records() == Dataset.from_records(expected).to_label_records()
+        assert (
+            spmf.read_bytes(data, "s", {"markers": True}).to_label_records()
+            == Dataset.from_records(expected).to_label_records()
+        )
 
 
 @pytest.mark.parametrize(
@@ -228,7 +229,7 @@ def test_spmf_sequence_is_read_as_the_set_of_its_items(registry) -> None:
 
 # ------------------------------------------------------- CSV and JSON Lines
 def test_csv_long_keeps_first_appearance_order(registry) -> None:
-    text = "record_id,item\nb,x\na,y\nb,z\n\nc,\"q,r\"\n"
+    text = 'record_id,item\nb,x\na,y\nb,z\n\nc,"q,r"\n'
     dataset = registry.get("format", "csv-long").read_bytes(text.encode(), "l", {"delimiter": ","})
     assert dataset.to_label_records() == [["x", "z"], ["y"], ["q,r"]]
 
@@ -282,7 +283,11 @@ def test_integer_id_rule() -> None:
 
 # ------------------------------------------------- files: compression, detection
 @settings(max_examples=15, deadline=None)
-@given(datasets(st.one_of(text_labels, odd_labels)), st.sampled_from(["", ".gz", ".bz2", ".xz"]), st.sampled_from(["csv", "jsonl"]))
+@given(
+    datasets(st.one_of(text_labels, odd_labels)),
+    st.sampled_from(["", ".gz", ".bz2", ".xz"]),
+    st.sampled_from(["csv", "jsonl"]),
+)
 def test_file_round_trip_with_compression(registry, dataset: Dataset, compression: str, ext: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"data.{ext}{compression}"
@@ -291,7 +296,9 @@ def test_file_round_trip_with_compression(registry, dataset: Dataset, compressio
 
 
 @pytest.mark.parametrize("compression", [".gz", ".bz2", ".xz"])
-def test_compressed_output_is_byte_reproducible_and_really_compressed(registry, tmp_path: Path, compression: str) -> None:
+def test_compressed_output_is_byte_reproducible_and_really_compressed(
+    registry, tmp_path: Path, compression: str
+) -> None:
     dataset = Dataset.from_records([[str(i), str(i + 1)] for i in range(200)])
     first, second = tmp_path / f"a.dat{compression}", tmp_path / "sub" / f"a.dat{compression}"
     second.parent.mkdir()
@@ -353,4 +360,3 @@ def test_format_override_and_unknown_extension(registry, tmp_path: Path) -> None
     with pytest.raises(ParameterError, match=r"cannot tell the format of .*x\.weird.*pass --format"):
         read_dataset(registry, path)
     assert read_dataset(registry, path, "csv").to_label_records() == [["a", "b"]]
-

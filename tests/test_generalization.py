@@ -20,16 +20,48 @@ from privtool.release import read_release
 from privtool.trail import Trail
 
 HN_EDGES = [("A", "ALL"), ("B", "ALL"), ("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B")]
-HN_RECORDS = [["a1"], ["a1", "a2"], ["b1", "b2"], ["b1", "b2"], ["a1", "a2", "b2"], ["a1", "a2", "b2"], ["a1", "a2", "b1", "b2"]]
+HN_RECORDS = [
+    ["a1"],
+    ["a1", "a2"],
+    ["b1", "b2"],
+    ["b1", "b2"],
+    ["a1", "a2", "b2"],
+    ["a1", "a2", "b2"],
+    ["a1", "a2", "b1", "b2"],
+]
 
 # LGR paper, Figure 1 / Table 1: T -> P, Q, e, i; P -> H, K; Q -> J, M; H -> a, b;
 # K -> c, d; J -> f, g; M -> x, y, z (e and i sit directly under T: the text
 # generalises them to T in one step).
 LGR_EDGES = [
-    ("P", "T"), ("Q", "T"), ("e", "T"), ("i", "T"), ("H", "P"), ("K", "P"), ("J", "Q"), ("M", "Q"),
-    ("a", "H"), ("b", "H"), ("c", "K"), ("d", "K"), ("f", "J"), ("g", "J"), ("x", "M"), ("y", "M"), ("z", "M"),
+    ("P", "T"),
+    ("Q", "T"),
+    ("e", "T"),
+    ("i", "T"),
+    ("H", "P"),
+    ("K", "P"),
+    ("J", "Q"),
+    ("M", "Q"),
+    ("a", "H"),
+    ("b", "H"),
+    ("c", "K"),
+    ("d", "K"),
+    ("f", "J"),
+    ("g", "J"),
+    ("x", "M"),
+    ("y", "M"),
+    ("z", "M"),
 ]
-LGR_RECORDS = [["b", "c", "d"], ["a", "f", "g"], ["d", "f", "y", "z"], ["c", "d", "f", "x"], ["a", "b", "c", "f", "g"], ["e", "i"], ["e"], ["i"]]
+LGR_RECORDS = [
+    ["b", "c", "d"],
+    ["a", "f", "g"],
+    ["d", "f", "y", "z"],
+    ["c", "d", "f", "x"],
+    ["a", "b", "c", "f", "g"],
+    ["e", "i"],
+    ["e"],
+    ["i"],
+]
 LGR_PAPER_OUTPUT = [["P"], ["P", "f", "g"], ["K", "f", "M"], ["K", "f", "M"], ["P", "f", "g"], ["T", "i"], ["T"], ["i"]]
 
 
@@ -50,7 +82,9 @@ def published_by_input(outcome) -> list[list[str]]:
 
 
 def metric(registry, outcome, records) -> dict:
-    return registry.get("metric", "ncp").compute(outcome.release, Evidence(Dataset.from_records(records), outcome.trail), {}, Context())
+    return registry.get("metric", "ncp").compute(
+        outcome.release, Evidence(Dataset.from_records(records), outcome.trail), {}, Context()
+    )
 
 
 @pytest.mark.parametrize("method", ["partition", "lgr"])
@@ -58,7 +92,15 @@ def metric(registry, outcome, records) -> dict:
 def test_he_naughton_example(registry, tmp_path: Path, method: str, gain: str) -> None:
     """ALGORITHM-NOTES 3.4: T1,T2 -> {A}; T3,T4 -> {b1,b2}; T5-T7 -> {a1,a2,B}; NCP 3.5/17."""
     outcome = run(registry, method, HN_RECORDS, write_edges(tmp_path / "h.csv", HN_EDGES), 2, gain)
-    assert [sorted(r) for r in published_by_input(outcome)] == [["A"], ["A"], ["b1", "b2"], ["b1", "b2"], ["B", "a1", "a2"], ["B", "a1", "a2"], ["B", "a1", "a2"]]
+    assert [sorted(r) for r in published_by_input(outcome)] == [
+        ["A"],
+        ["A"],
+        ["b1", "b2"],
+        ["b1", "b2"],
+        ["B", "a1", "a2"],
+        ["B", "a1", "a2"],
+        ["B", "a1", "a2"],
+    ]
     assert outcome.release.stats["ncp"] == pytest.approx(3.5 / 17)
     values = metric(registry, outcome, HN_RECORDS)
     assert values["ncp"] == pytest.approx(3.5 / 17)
@@ -117,7 +159,9 @@ def trees_and_data(draw: st.DrawFn) -> tuple[list[tuple[str, str]], list[list[st
     edges += [(f"L{j}", f"I{draw(st.integers(0, n_internal - 1))}") for j in range(n_leaves)]
     leaves = [f"L{j}" for j in range(n_leaves)]
     k = draw(st.integers(2, 4))
-    records = draw(st.lists(st.lists(st.sampled_from(leaves), min_size=1, max_size=4, unique=True), min_size=k, max_size=25))
+    records = draw(
+        st.lists(st.lists(st.sampled_from(leaves), min_size=1, max_size=4, unique=True), min_size=k, max_size=25)
+    )
     return edges, records, k
 
 
@@ -164,12 +208,36 @@ def test_cli_anonymize_and_metric(run_cli, registry, tmp_path: Path) -> None:
     data.write_text("".join(" ".join(r) + "\n" for r in HN_RECORDS))
     hierarchy = write_edges(tmp_path / "h.csv", HN_EDGES)
     release, trail = tmp_path / "r.json", tmp_path / "t.json"
-    result = run_cli("anonymize", data, "--method", "lgr", "--k", "2", "--hierarchy", hierarchy, "-o", release, "--trail", trail, "--executor", "serial", "-q")
+    result = run_cli(
+        "anonymize",
+        data,
+        "--method",
+        "lgr",
+        "--k",
+        "2",
+        "--hierarchy",
+        hierarchy,
+        "-o",
+        release,
+        "--trail",
+        trail,
+        "--executor",
+        "serial",
+        "-q",
+    )
     assert result.code == 0, result.err
     loaded = read_release(release)
     assert loaded.kind == "generalized" and loaded.params["method"] == "lgr"
     assert Hierarchy.from_json(loaded.hierarchy).n_leaves == 4
-    values = registry.get("metric", "ncp").compute(loaded, Evidence(Dataset.from_records(HN_RECORDS), Trail(**{k: v for k, v in json.loads(trail.read_text()).items() if k != "format"})), {}, Context())
+    values = registry.get("metric", "ncp").compute(
+        loaded,
+        Evidence(
+            Dataset.from_records(HN_RECORDS),
+            Trail(**{k: v for k, v in json.loads(trail.read_text()).items() if k != "format"}),
+        ),
+        {},
+        Context(),
+    )
     assert values["ncp"] == pytest.approx(3.5 / 17)
 
 
@@ -178,7 +246,23 @@ def test_cli_generated_hierarchies(run_cli, tmp_path: Path, fmt: str, spec: str)
     data = tmp_path / "d.txt"
     data.write_text("101 102\n101 102\n201\n202\n101\n")
     out = tmp_path / "r.json"
-    result = run_cli("anonymize", data, "--method", "partition", "--k", "2", "--hierarchy", spec, "--hierarchy-format", fmt, "-o", out, "-q", "--executor", "serial")
+    result = run_cli(
+        "anonymize",
+        data,
+        "--method",
+        "partition",
+        "--k",
+        "2",
+        "--hierarchy",
+        spec,
+        "--hierarchy-format",
+        fmt,
+        "-o",
+        out,
+        "-q",
+        "--executor",
+        "serial",
+    )
     assert result.code == 0, result.err
     assert is_strictly_k_anonymous(read_release(out).records, 2)
 
@@ -202,7 +286,9 @@ def test_cli_errors_exit_2(run_cli, tmp_path: Path, args: list[str], message: st
     args = [hierarchy if a == "HIER" else missing if a == "MISSING" else a for a in args]
     if "--k" not in args:
         args += ["--k", "2"]
-    result = run_cli("anonymize", data, "--method", "partition", *args, "-o", tmp_path / "r.json", "-q", "--executor", "serial")
+    result = run_cli(
+        "anonymize", data, "--method", "partition", *args, "-o", tmp_path / "r.json", "-q", "--executor", "serial"
+    )
     assert result.code == 2 and message in result.err and result.err.count("\n") == 1
 
 
@@ -221,7 +307,12 @@ def test_bms_webview_2_is_strictly_k_anonymous(registry, shared_data: Path, meth
     from privtool.io import read_dataset
 
     dataset = read_dataset(registry, shared_data / "bms-webview-2.dat.gz")
-    params = {"k": 10, "hierarchy": str(shared_data / "hierarchies" / "bms-webview-2-ranges.csv.gz"), "hierarchy_format": "auto", "gain": "leaves"}
+    params = {
+        "k": 10,
+        "hierarchy": str(shared_data / "hierarchies" / "bms-webview-2-ranges.csv.gz"),
+        "hierarchy_format": "auto",
+        "gain": "leaves",
+    }
     outcome = registry.get("anonymizer", method).anonymize(dataset, params, Context(seed=0))
     counts = Counter(map(tuple, outcome.release.records))
     assert min(counts.values()) >= 10 and len(outcome.release.records) == dataset.n_records

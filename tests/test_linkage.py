@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from privtool.attacks.linkage import BackgroundLinkage, known_itemsets, match_counter
 from privtool.components import Evidence
 from privtool.context import Context
@@ -24,14 +25,19 @@ def test_sanitized_count_equals_brute_force(rows, query) -> None:
     assert match_counter(release)(query) == sum(1 for r in rows if set(query) <= set(r))
 
 
-HIERARCHY = {"root": "*", "edges": [["a", "AB"], ["b", "AB"], ["c", "CD"], ["d", "CD"], ["e", "*"], ["f", "*"], ["AB", "*"], ["CD", "*"]]}
+HIERARCHY = {
+    "root": "*",
+    "edges": [["a", "AB"], ["b", "AB"], ["c", "CD"], ["d", "CD"], ["e", "*"], ["f", "*"], ["AB", "*"], ["CD", "*"]],
+}
 NODES = ["a", "b", "c", "d", "e", "f", "AB", "CD", "*"]
 LEAVES = {"AB": {"a", "b"}, "CD": {"c", "d"}, "*": set(ITEMS)}
 
 
 @settings(deadline=None)
-@given(st.lists(st.lists(st.sampled_from(NODES), min_size=1, max_size=3, unique=True), min_size=1, max_size=10),
-       st.lists(st.sampled_from(ITEMS), min_size=1, max_size=3, unique=True))
+@given(
+    st.lists(st.lists(st.sampled_from(NODES), min_size=1, max_size=3, unique=True), min_size=1, max_size=10),
+    st.lists(st.sampled_from(ITEMS), min_size=1, max_size=3, unique=True),
+)
 def test_generalized_count_equals_brute_force(rows, query) -> None:
     release = Release(kind="generalized", params={"k": 2}, records=rows, hierarchy=HIERARCHY)
 
@@ -53,9 +59,15 @@ def test_known_itemsets_are_all_small_subsets_or_a_sample(record, known, limit) 
 
 def test_unique_generalized_record_is_a_breach_with_evidence() -> None:
     original = Dataset.from_records([["a", "c"], ["b", "c"], ["a", "e"], ["b", "e"], ["f"]])
-    release = Release(kind="generalized", params={"k": 2, "m": 2}, hierarchy=HIERARCHY,
-                      records=[["AB", "CD"], ["AB", "CD"], ["AB", "e"], ["AB", "e"], ["f"]])
-    findings = BackgroundLinkage().run(release, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context())
+    release = Release(
+        kind="generalized",
+        params={"k": 2, "m": 2},
+        hierarchy=HIERARCHY,
+        records=[["AB", "CD"], ["AB", "CD"], ["AB", "e"], ["AB", "e"], ["f"]],
+    )
+    findings = BackgroundLinkage().run(
+        release, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context()
+    )
     summary, *rest = findings
     assert summary.evidence["records_at_risk"] == 1 and summary.evidence["highest_risk"] == 1.0
     assert [f.severity for f in rest] == ["breach"]
@@ -64,9 +76,15 @@ def test_unique_generalized_record_is_a_breach_with_evidence() -> None:
 
 def test_k_anonymous_generalized_release_has_no_finding() -> None:
     original = Dataset.from_records([["a", "c"], ["b", "d"], ["a", "e"], ["b", "e"]])
-    release = Release(kind="generalized", params={"k": 2, "m": 2}, hierarchy=HIERARCHY,
-                      records=[["AB", "CD"], ["AB", "CD"], ["AB", "e"], ["AB", "e"]])
-    findings = BackgroundLinkage().run(release, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context())
+    release = Release(
+        kind="generalized",
+        params={"k": 2, "m": 2},
+        hierarchy=HIERARCHY,
+        records=[["AB", "CD"], ["AB", "CD"], ["AB", "e"], ["AB", "e"]],
+    )
+    findings = BackgroundLinkage().run(
+        release, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context()
+    )
     assert [f.severity for f in findings] == ["info"]
     assert findings[0].evidence["average_success_rate"] == 0.5
 
@@ -77,9 +95,14 @@ def test_disassociated_term_chunk_terms_hide_in_their_cluster() -> None:
     from privtool.release import Cluster
 
     original = Dataset.from_records([["a", "t"], ["a"], ["a"], ["b"], ["b"], ["c"]])
-    safe = Release(kind="disassociated", params={"k": 3, "m": 2},
-                   clusters=[Cluster("c0", 3, [[["a"], ["a"], ["a"]]], ["t"]), Cluster("c1", 3, [[["b"], ["b"]]], ["c"])])
-    findings = BackgroundLinkage().run(safe, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context())
+    safe = Release(
+        kind="disassociated",
+        params={"k": 3, "m": 2},
+        clusters=[Cluster("c0", 3, [[["a"], ["a"], ["a"]]], ["t"]), Cluster("c1", 3, [[["b"], ["b"]]], ["c"])],
+    )
+    findings = BackgroundLinkage().run(
+        safe, Evidence(original=original), {"known": 2, "targets": None, "max_itemsets": 100}, Context()
+    )
     summary = findings[0].evidence
     # {t} and {a, t} may sit in any of c0's 3 records; {b} in 2 < 3 records of every reconstruction.
     assert [f.severity for f in findings[1:]] == ["breach", "breach"]

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from reconstruction_oracle import naive_reconstructions, tiny_releases
+
 from privtool.attacks.linkage import BackgroundLinkage
 from privtool.components import Evidence
 from privtool.context import Context
@@ -19,15 +21,19 @@ from privtool.dataset import Dataset
 from privtool.errors import InputError
 from privtool.pipeline import run_method
 from privtool.release import Release
-from reconstruction_oracle import naive_reconstructions, tiny_releases
 
 ITEMS = list("abcdef")
-HIERARCHY = {"root": "*", "edges": [["a", "AB"], ["b", "AB"], ["c", "CD"], ["d", "CD"], ["e", "*"], ["f", "*"], ["AB", "*"], ["CD", "*"]]}
+HIERARCHY = {
+    "root": "*",
+    "edges": [["a", "AB"], ["b", "AB"], ["c", "CD"], ["d", "CD"], ["e", "*"], ["f", "*"], ["AB", "*"], ["CD", "*"]],
+}
 LEAVES = {"AB": {"a", "b"}, "CD": {"c", "d"}, "*": set(ITEMS)}
 rows_of = st.lists(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=4, unique=True), min_size=1, max_size=10)
 
 
-def oracle(original: list[list[str]], count: Callable[[frozenset[str]], int], k: int, known: int) -> tuple[int, float, float, dict[int, int]]:
+def oracle(
+    original: list[list[str]], count: Callable[[frozenset[str]], int], k: int, known: int
+) -> tuple[int, float, float, dict[int, int]]:
     """(records at risk, highest risk, average success rate, {target at risk: its
     fewest candidates}) by brute force: a target's success rate is 1 / the fewest
     candidates of any of its known itemsets that matches at all."""
@@ -64,7 +70,9 @@ def check(got: dict, expected: tuple[int, float, float, dict[int, int]]) -> None
 @settings(max_examples=40, deadline=None)
 @given(rows_of, st.integers(0, 2**16), st.integers(2, 3), st.integers(1, 2))
 def test_sanitized_summary_matches_brute_force(original, drop_seed, k, known) -> None:
-    published = [r[: 1 + (drop_seed >> i) % len(r)] for i, r in enumerate(original)]  # items removed, as a sanitizer does
+    published = [
+        r[: 1 + (drop_seed >> i) % len(r)] for i, r in enumerate(original)
+    ]  # items removed, as a sanitizer does
     release = Release(kind="sanitized", params={"k": k}, records=published)
     check(summary(release, original, known), oracle(original, in_records([set(p) for p in published]), k, known))
 

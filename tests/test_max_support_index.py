@@ -11,11 +11,12 @@ from unittest.mock import patch
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from reconstruction_oracle import naive_reconstructions, tiny_releases
+
 from privtool.attacks import reconstruction
 from privtool.attacks.reconstruction import MaxSupportIndex, ReconstructionModel
 from privtool.errors import InputError
 from privtool.release import Cluster, JointCluster, Release
-from reconstruction_oracle import naive_reconstructions, tiny_releases
 
 
 @st.composite
@@ -54,7 +55,9 @@ def releases(draw: st.DrawFn, nested: bool) -> Release:
         if nested:
             size_of[f"j{j}"] = n
             tops = [t for t in tops if t not in members] + [f"j{j}"]
-    return Release(kind="disassociated", params={"k": draw(st.integers(2, 6)), "m": 2}, clusters=clusters, joint_clusters=joints)
+    return Release(
+        kind="disassociated", params={"k": draw(st.integers(2, 6)), "m": 2}, clusters=clusters, joint_clusters=joints
+    )
 
 
 def model_or_reject(release: Release, term_max_support: int | None = None) -> ReconstructionModel:

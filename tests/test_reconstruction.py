@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from reconstruction_oracle import naive_reconstructions, tiny_releases
+
 from privtool.attacks import reconstruction
 from privtool.attacks.reconstruction import (
     EnumerationLimitError,
@@ -19,7 +21,6 @@ from privtool.attacks.reconstruction import (
 )
 from privtool.errors import InputError, ParameterError
 from privtool.release import Cluster, JointCluster, Release
-from reconstruction_oracle import naive_reconstructions, tiny_releases
 
 
 def model_or_reject(release: Release) -> ReconstructionModel:
@@ -66,7 +67,11 @@ def sampler_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     return request.param
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(release=tiny_releases(), seed=st.integers(0, 2**32 - 1))
 def test_every_sample_is_a_reconstruction(sampler_path: str, release: Release, seed: int) -> None:
     model = model_or_reject(release)
@@ -103,7 +108,9 @@ def test_sampler_is_uniform_chi_square(sampler_path: str) -> None:
 def figure1() -> Release:
     """Safe-disassociation paper, Figure 1(b): one cluster of 6 records, k=2, m=2."""
     chunk1 = [["a"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b"]]
-    return Release(kind="disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 6, [chunk1, [["e"], ["e"]]], [])])
+    return Release(
+        kind="disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 6, [chunk1, [["e"], ["e"]]], [])]
+    )
 
 
 def test_figure1_of_the_safe_disassociation_paper() -> None:
@@ -141,7 +148,13 @@ def test_running_example_of_the_disassociation_paper() -> None:
                 "P1",
                 5,
                 [
-                    [itunes_flu_madonna, ["madonna", "flu"], ["itunes", "madonna"], ["itunes", "flu"], itunes_flu_madonna],
+                    [
+                        itunes_flu_madonna,
+                        ["madonna", "flu"],
+                        ["itunes", "madonna"],
+                        ["itunes", "flu"],
+                        itunes_flu_madonna,
+                    ],
                     [["audi a4", "sony tv"]] * 3,
                 ],
                 ["ikea", "viagra", "ruby"],
@@ -162,7 +175,9 @@ def test_enumeration_limit_is_a_clear_error() -> None:
     model = ReconstructionModel(figure1())
     with pytest.raises(EnumerationLimitError, match="has 450 reconstructions, more than the enumeration limit of 100"):
         list(model.enumerate(limit=100))
-    huge = Release(kind="disassociated", params={"k": 2}, clusters=[Cluster(f"c{i}", 30, [[["a"]] * 15], []) for i in range(200)])
+    huge = Release(
+        kind="disassociated", params={"k": 2}, clusters=[Cluster(f"c{i}", 30, [[["a"]] * 15], []) for i in range(200)]
+    )
     with pytest.raises(EnumerationLimitError, match=r"about 10\^1638\.1 reconstructions"):
         next(ReconstructionModel(huge).enumerate())
 
@@ -261,12 +276,19 @@ def test_joint_cluster_of_joint_clusters_spans_their_clusters() -> None:
         kind="disassociated",
         params={"k": 2},
         clusters=[Cluster("c0", 1, [], []), Cluster("c1", 1, [], []), Cluster("c2", 2, [], [])],
-        joint_clusters=[JointCluster("j0", ["c0", "c1"], [[["s"]]]), JointCluster("j1", ["j0", "c2"], [[["t"], ["t"]]])],
+        joint_clusters=[
+            JointCluster("j0", ["c0", "c1"], [[["s"]]]),
+            JointCluster("j1", ["j0", "c2"], [[["t"], ["t"]]]),
+        ],
     )
     model = ReconstructionModel(release)
     assert model.count().per_unit == {"c0": 1, "c1": 1, "c2": 1, "j0": 2, "j1": 6}
-    flat = Release(kind="disassociated", params={"k": 2}, clusters=release.clusters,
-                   joint_clusters=[release.joint_clusters[0], JointCluster("j1", ["c0", "c1", "c2"], [[["t"], ["t"]]])])
+    flat = Release(
+        kind="disassociated",
+        params={"k": 2},
+        clusters=release.clusters,
+        joint_clusters=[release.joint_clusters[0], JointCluster("j1", ["c0", "c1", "c2"], [[["t"], ["t"]]])],
+    )
     naive = naive_reconstructions(flat, 1)
     assert {tuple(r) for r in model.enumerate()} == set(naive)
     for itemset in ({"s", "t"}, {"t"}):

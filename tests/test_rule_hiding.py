@@ -68,7 +68,12 @@ def run_sanitizer(registry, name: str, dataset: Dataset, rules: list[Rule], min_
     component = registry.get("sanitizer", name)
     params = resolve(
         component.params,
-        {"sensitive_rules": "; ".join(r.text for r in rules), "min_support": min_support, "min_confidence": min_conf, **extra},
+        {
+            "sensitive_rules": "; ".join(r.text for r in rules),
+            "min_support": min_support,
+            "min_confidence": min_conf,
+            **extra,
+        },
         name,
     )
     return component.sanitize(dataset, params, Context(seed=1))
@@ -273,8 +278,25 @@ def test_cli_rules_ids_feed_hide(tmp_path, run_cli) -> None:
     ab = next(r for r in payload["rules"] if r["antecedent"] == ["a"] and r["consequent"] == ["b"])
     (tmp_path / "rules.txt").write_text(f"# the rule a => b, by id\n{ab['id']}\n")
     out, rel, trail = tmp_path / "out.txt", tmp_path / "rel.json", tmp_path / "trail.json"
-    result = run_cli("hide", data, "--rules", tmp_path / "rules.txt", "--min-support", "0.375", "--min-confidence", "0.6",
-                     "--sanitizer", "mfi-relevance", "-o", out, "--release", rel, "--trail", trail, "-q")
+    result = run_cli(
+        "hide",
+        data,
+        "--rules",
+        tmp_path / "rules.txt",
+        "--min-support",
+        "0.375",
+        "--min-confidence",
+        "0.6",
+        "--sanitizer",
+        "mfi-relevance",
+        "-o",
+        out,
+        "--release",
+        rel,
+        "--trail",
+        trail,
+        "-q",
+    )
     assert result.code == 0, result.err
     lines = out.read_text().splitlines()
     assert lines[0] == "a c g" and lines[2] == "a c h" and lines[1:2] + lines[3:] == TABLE1[1:2] + TABLE1[3:]
@@ -287,12 +309,34 @@ def test_cli_hide_bad_rule_line_exits_2(tmp_path, run_cli) -> None:
     data = tmp_path / "t1.txt"
     data.write_text("\n".join(TABLE1) + "\n")
     (tmp_path / "rules.txt").write_text("a => b\nc =>\n")
-    result = run_cli("hide", data, "--rules", tmp_path / "rules.txt", "--min-support", "3", "--min-confidence", "0.6", "-o", tmp_path / "o.txt")
+    result = run_cli(
+        "hide",
+        data,
+        "--rules",
+        tmp_path / "rules.txt",
+        "--min-support",
+        "3",
+        "--min-confidence",
+        "0.6",
+        "-o",
+        tmp_path / "o.txt",
+    )
     assert result.code == 2
     assert "rules.txt, line 2" in result.err and "Traceback" not in result.err
     assert not (tmp_path / "o.txt").exists()
     (tmp_path / "ids.txt").write_text("r0000000000\n")
-    result = run_cli("hide", data, "--rules", tmp_path / "ids.txt", "--min-support", "3", "--min-confidence", "0.6", "-o", tmp_path / "o.txt")
+    result = run_cli(
+        "hide",
+        data,
+        "--rules",
+        tmp_path / "ids.txt",
+        "--min-support",
+        "3",
+        "--min-confidence",
+        "0.6",
+        "-o",
+        tmp_path / "o.txt",
+    )
     assert result.code == 2 and "ids.txt, line 1: rule id r0000000000" in result.err
 
 

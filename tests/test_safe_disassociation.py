@@ -15,14 +15,16 @@ from privtool.context import Context
 from privtool.executors import ProcessExecutor
 from privtool.plugins.safe_disassociation.metrics import rlm, rlm_between
 from privtool.plugins.safe_disassociation.partial import Suppression, apply_suppression, failed_preconditions
-from privtool.plugins.safe_disassociation.sanitizer import sanitize_chunks, safe_disassociate
+from privtool.plugins.safe_disassociation.sanitizer import safe_disassociate, sanitize_chunks
 from privtool.release import Cluster, Release
 from privtool.trail import Trail, trail_from_json
 
 
 def sanitize(release: Release, seed: int = 0, delta: int | None = None, ctx: Context | None = None) -> Outcome:
     p = release.params
-    return safe_disassociate(Outcome(release, Trail()), p["k"], p["m"], delta or p["max_cluster_size"], ctx or Context(seed=seed))
+    return safe_disassociate(
+        Outcome(release, Trail()), p["k"], p["m"], delta or p["max_cluster_size"], ctx or Context(seed=seed)
+    )
 
 
 def test_figure2a_with_the_papers_pairing() -> None:
@@ -52,7 +54,10 @@ def test_figure1_release_becomes_cover_free_with_two_ghost_records() -> None:
 
 
 def test_pairing_is_seeded_and_reproducible() -> None:
-    pairings = {tuple(map(tuple, sanitize(figure1_release(), s).trail.notes["safe-disassociation"][0]["chunks"][0]["parts"])) for s in range(30)}
+    pairings = {
+        tuple(map(tuple, sanitize(figure1_release(), s).trail.notes["safe-disassociation"][0]["chunks"][0]["parts"]))
+        for s in range(30)
+    }
     assert len(pairings) > 1
     a = sanitize(figure1_release(), 7)
     b = sanitize(figure1_release(), 7)
@@ -91,7 +96,9 @@ ADVERSARIAL = [
 @pytest.mark.parametrize("chunks", ADVERSARIAL)
 def test_loop_ends_after_one_repair_pass(chunks) -> None:
     size = max(len(c) for c in chunks)
-    release = Release("disassociated", params={"k": 2, "m": 2, "max_cluster_size": 10}, clusters=[Cluster("c0", size, chunks, [])])
+    release = Release(
+        "disassociated", params={"k": 2, "m": 2, "max_cluster_size": 10}, clusters=[Cluster("c0", size, chunks, [])]
+    )
     out = sanitize(release)
     (run,) = out.trail.notes["safe-disassociation"]
     assert run["passes"] == 2  # one pass repairs, the second finds nothing
@@ -141,7 +148,9 @@ def test_sanitized_release_properties(release: Release, seed: int) -> None:
     (run,) = out.trail.notes["safe-disassociation"]
     assert run["passes"] == (2 if run["chunks"] else 1)  # one repair pass, one pass that finds nothing
     before_chunks = {f"{c.id}/record[{i}]": rows for c in release.clusters for i, rows in enumerate(c.record_chunks)}
-    before_chunks |= {f"{j.id}/shared[{i}]": rows for j in release.joint_clusters for i, rows in enumerate(j.shared_chunks)}
+    before_chunks |= {
+        f"{j.id}/shared[{i}]": rows for j in release.joint_clusters for i, rows in enumerate(j.shared_chunks)
+    }
     suppressed = set()
     for action in run["chunks"]:
         if action["action"] == "suppressed":

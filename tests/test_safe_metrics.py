@@ -30,7 +30,9 @@ def test_pem_of_figure1_before_and_after() -> None:
 
 
 def test_rlm_counts_a_suppressed_chunk() -> None:
-    release = Release("disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 9, [[["u", "v"]] * 9, [["w"]] * 3], [])])
+    release = Release(
+        "disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 9, [[["u", "v"]] * 9, [["w"]] * 3], [])]
+    )
     out = safe_disassociate(Outcome(release, Trail()), 2, 2, 10, Context())
     assert out.release.clusters[0].record_chunks == [[["w"]] * 3]
     assert rlm(out.release)["rlm"] == pytest.approx(18 / 21)
@@ -100,7 +102,7 @@ def test_expected_pair_supports_average_every_permutation(cluster: Cluster) -> N
                     totals[pair] = totals.get(pair, 0) + 1
             return
         # distinct arrangements: each stands for the same number of permutations
-        for order in (sorted(set(permutations(padded[level])), key=str) if level else [padded[0]]):
+        for order in sorted(set(permutations(padded[level])), key=str) if level else [padded[0]]:
             walk(level + 1, [a | b for a, b in zip(records, order)])
 
     walk(0, [frozenset()] * n)

@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privtool.context import Context
 from privtool.io import read_dataset
 from privtool.synth import SynthSpec, generate, make_patterns
-from privtool.context import Context
 
 
 def _concat(spec: SynthSpec, seed: int, block_records: int) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -84,7 +84,22 @@ def test_patterns_follow_the_previous_one_when_correlated() -> None:
 
 def test_cli_writes_gzip_fimi_that_reads_back_identical(tmp_path, run_cli, registry) -> None:
     out = tmp_path / "synth.dat.gz"
-    args = ("synth", "--records", "1500", "--items", "300", "--avg-size", "6", "--max-size", "30", "--seed", "5", "-q", "-o", out)
+    args = (
+        "synth",
+        "--records",
+        "1500",
+        "--items",
+        "300",
+        "--avg-size",
+        "6",
+        "--max-size",
+        "30",
+        "--seed",
+        "5",
+        "-q",
+        "-o",
+        out,
+    )
     result = run_cli(*args)
     assert result.code == 0, result.err
     first = out.read_bytes()

@@ -16,7 +16,7 @@ from privtool.release import read_release
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "docs" / "plugin-example"
 
-CLASHING_MODULE = '''
+CLASHING_MODULE = """
 from privtool.components import Anonymizer
 from privtool.hookspecs import hookimpl
 
@@ -29,9 +29,9 @@ class Impostor(Anonymizer):
 @hookimpl
 def privtool_anonymizers():
     return [Impostor()]
-'''
+"""
 
-CLASHING_PYPROJECT = '''
+CLASHING_PYPROJECT = """
 [build-system]
 requires = ["setuptools>=68"]
 build-backend = "setuptools.build_meta"
@@ -45,7 +45,7 @@ impostor = "privtool_impostor"
 
 [tool.setuptools]
 py-modules = ["privtool_impostor"]
-'''
+"""
 
 
 def _run(*args: object, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -85,7 +85,20 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     data = tmp_path / "baskets.dat"
     data.write_text("1 2 3\n1 2\n1 4\n5\n2 3\n")
     release_path = tmp_path / "release.json"
-    _run(privtool, "anonymize", data, "--method", "global-suppression", "--k", "2", "-q", "-o", release_path, "--trail", tmp_path / "trail.json")
+    _run(
+        privtool,
+        "anonymize",
+        data,
+        "--method",
+        "global-suppression",
+        "--k",
+        "2",
+        "-q",
+        "-o",
+        release_path,
+        "--trail",
+        tmp_path / "trail.json",
+    )
     release = read_release(release_path)
     assert release.kind == "sanitized"
     assert release.records == [["1"], ["1", "2"], ["1", "2", "3"], ["2", "3"]]
@@ -96,7 +109,18 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
 
     disabled = json.loads(_run(privtool, "-p", "no:global-suppression", "plugins", "--json").stdout)
     assert "global-suppression" not in {p["name"] for p in disabled}
-    refused = _run(privtool, "-p", "no:global-suppression", "anonymize", data, "--method", "global-suppression", "-o", release_path, check=False)
+    refused = _run(
+        privtool,
+        "-p",
+        "no:global-suppression",
+        "anonymize",
+        data,
+        "--method",
+        "global-suppression",
+        "-o",
+        release_path,
+        check=False,
+    )
     assert refused.returncode == 2
     assert "unknown anonymizer 'global-suppression'" in refused.stderr
 
@@ -108,7 +132,10 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     clash = _run(privtool, "plugins", check=False)
     assert clash.returncode == 2
     names = " and ".join(sorted(["'global-suppression'", "'impostor'"], key=clash.stderr.index))
-    assert clash.stderr.strip() == f"privtool: error: plugins {names} both register an anonymizer called 'global-suppression'."
+    assert (
+        clash.stderr.strip()
+        == f"privtool: error: plugins {names} both register an anonymizer called 'global-suppression'."
+    )
     assert "Traceback" not in clash.stderr
     # Disabling either plugin resolves the clash.
     assert _run(privtool, "-p", "no:impostor", "plugins").returncode == 0
@@ -117,7 +144,9 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
 def _example_module():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("privtool_global_suppression", EXAMPLE / "privtool_global_suppression.py")
+    spec = importlib.util.spec_from_file_location(
+        "privtool_global_suppression", EXAMPLE / "privtool_global_suppression.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -137,7 +166,10 @@ def test_example_anonymizer_against_a_brute_force_oracle() -> None:
     anonymizer = _example_module().GlobalSuppression()
 
     @settings(max_examples=60, deadline=None)
-    @given(st.lists(st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=5), min_size=1, max_size=25), st.integers(2, 6))
+    @given(
+        st.lists(st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=5), min_size=1, max_size=25),
+        st.integers(2, 6),
+    )
     def check(rows: list[list[str]], k: int) -> None:
         support = Counter(item for row in rows for item in set(row))
         expected = [sorted(i for i in set(row) if support[i] >= k) for row in rows]

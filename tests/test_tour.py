@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 from privtool.cli import tour
@@ -24,7 +23,9 @@ def test_tour_makes_and_describes_a_dataset(tmp_path: Path, run_cli, registry) -
     assert report.is_file() and "Verdict:" in report.read_text()
     assert f"The compliance report is {report}" in " ".join(result.out.split())
     proved = next(n for n, step in enumerate(tour.STEPS, start=1) if step.title == "Prove it")
-    assert re.search(rf"step {proved} took [\d.]+ s, exit code 0", result.out), "verify did not certify the safe release"
+    assert re.search(rf"step {proved} took [\d.]+ s, exit code 0", result.out), (
+        "verify did not certify the safe release"
+    )
 
 
 def test_a_failing_step_stops_the_tour_with_exit_2(tmp_path: Path, run_cli) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset, label_sort_key
@@ -59,7 +60,9 @@ def test_identical_release_has_no_deviation_or_error() -> None:
     ctx = Context(seed=1)
     params = {"samples": 3, "top_k": 3, "itemset_min_size": 2, "itemset_max_size": 3}
     assert TopKDeviation().compute(sanitized(ORIGINAL), evidence, params, ctx)["tkd"] == 0.0
-    re = RelativeError().compute(sanitized(ORIGINAL), evidence, {"samples": 3, "re_terms": 4, "re_denominator": "average"}, ctx)
+    re = RelativeError().compute(
+        sanitized(ORIGINAL), evidence, {"samples": 3, "re_terms": 4, "re_denominator": "average"}, ctx
+    )
     assert re["re"] == 0.0 and re["re_samples"] == 1  # a sanitized release is its own reconstruction
 
 
@@ -88,9 +91,13 @@ def test_single_chunk_clusters_reconstruct_exactly() -> None:
     every sample has the original's supports."""
     release = Release(kind="disassociated", params={"k": 2}, clusters=[Cluster("c0", 6, [ORIGINAL], [])])
     evidence = Evidence(original=Dataset.from_records(ORIGINAL))
-    got = TopKDeviation().compute(release, evidence, {"samples": 4, "top_k": 3, "itemset_min_size": 1, "itemset_max_size": 3}, Context())
+    got = TopKDeviation().compute(
+        release, evidence, {"samples": 4, "top_k": 3, "itemset_min_size": 1, "itemset_max_size": 3}, Context()
+    )
     assert got["tkd"] == 0.0 and got["tkd_detail"]["per_sample"] == [0.0] * 4
-    got = RelativeError().compute(release, evidence, {"samples": 4, "re_terms": 4, "re_denominator": "average"}, Context())
+    got = RelativeError().compute(
+        release, evidence, {"samples": 4, "re_terms": 4, "re_denominator": "average"}, Context()
+    )
     assert got["re"] == 0.0
 
 
@@ -98,7 +105,9 @@ def test_single_chunk_clusters_reconstruct_exactly() -> None:
 @pytest.fixture
 def figure1(tmp_path: Path) -> tuple[Path, Path]:
     chunk1 = [["a"], *[["a", "b", "c", "d"]] * 4, ["a", "b"]]
-    release = Release(kind="disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 6, [chunk1, [["e"], ["e"]]], [])])
+    release = Release(
+        kind="disassociated", params={"k": 2, "m": 2}, clusters=[Cluster("c0", 6, [chunk1, [["e"], ["e"]]], [])]
+    )
     write_release(release, tmp_path / "fig1.json")
     rows = ["a e", "a b c d e", "a b c d", "a b c d", "a b c d", "a b"]
     (tmp_path / "fig1.jsonl").write_text("".join(json.dumps(r.split()) + "\n" for r in rows))
@@ -138,7 +147,17 @@ def test_metrics_table_and_bad_input(run_cli, figure1, tmp_path: Path) -> None:
     invalid = run_cli("metrics", broken)
     assert invalid.code == 2 and "invalid release at $.params" in invalid.err
     generalized = tmp_path / "gen.json"
-    generalized.write_text(json.dumps({"format": "privtool-release/1", "kind": "generalized", "params": {}, "provenance": {},
-                                       "records": [["A"]], "hierarchy": {"root": "A", "edges": []}}))
+    generalized.write_text(
+        json.dumps(
+            {
+                "format": "privtool-release/1",
+                "kind": "generalized",
+                "params": {},
+                "provenance": {},
+                "records": [["A"]],
+                "hierarchy": {"root": "A", "edges": []},
+            }
+        )
+    )
     wrong_kind = run_cli("metrics", generalized, "--metric", "tkd")
     assert wrong_kind.code == 2 and "not to this generalized release" in wrong_kind.err

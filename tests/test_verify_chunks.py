@@ -67,8 +67,11 @@ def test_km_engines_agree_with_brute_force(rows, k, m):
 
 
 @settings(max_examples=40, deadline=None)
-@given(distinct=st.lists(st.sets(st.sampled_from(ITEMS), min_size=1, max_size=4).map(sorted), min_size=1, max_size=4),
-       k=st.integers(2, 4), m=st.integers(1, 3))
+@given(
+    distinct=st.lists(st.sets(st.sampled_from(ITEMS), min_size=1, max_size=4).map(sorted), min_size=1, max_size=4),
+    k=st.integers(2, 4),
+    m=st.integers(1, 3),
+)
 def test_repeating_each_sub_record_k_times_is_km_anonymous(distinct, k, m):
     rows = [row for row in distinct for _ in range(k)]
     assert km_witness_enum(rows, k, m) is None
@@ -76,8 +79,12 @@ def test_repeating_each_sub_record_k_times_is_km_anonymous(distinct, k, m):
 
 
 @settings(max_examples=40, deadline=None)
-@given(distinct=st.lists(st.sets(st.sampled_from(ITEMS), min_size=1, max_size=4).map(sorted), min_size=1, max_size=4),
-       k=st.integers(2, 4), m=st.integers(1, 3), where=st.integers(0, 100))
+@given(
+    distinct=st.lists(st.sets(st.sampled_from(ITEMS), min_size=1, max_size=4).map(sorted), min_size=1, max_size=4),
+    k=st.integers(2, 4),
+    m=st.integers(1, 3),
+    where=st.integers(0, 100),
+)
 def test_planted_rare_item_is_the_witness(distinct, k, m, where):
     rows = [row for row in distinct for _ in range(k)]
     target = where % len(rows)
@@ -114,7 +121,11 @@ def test_cover_engines_agree_with_brute_force(rows):
 
 
 @settings(max_examples=80, deadline=None)
-@given(chunks=st.lists(st.lists(st.sets(st.sampled_from(ITEMS), min_size=0, max_size=4).map(sorted), max_size=9), max_size=6))
+@given(
+    chunks=st.lists(
+        st.lists(st.sets(st.sampled_from(ITEMS), min_size=0, max_size=4).map(sorted), max_size=9), max_size=6
+    )
+)
 def test_cover_of_every_chunk_at_once_equals_the_per_chunk_count(chunks):
     """The vectorised pass over a whole release gives, chunk by chunk, exactly
     what the per-chunk enumeration gives (covered items, order and s(I)), and

@@ -10,8 +10,18 @@ from privtool.dataset import Dataset
 from privtool.release import Cluster, Release, write_release
 from privtool.trail import Trail, write_trail
 
-RECORDS = [["a", "e"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b"]]
-CHUNKS = [[["a"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b"]], [["e"], ["e"]]]
+RECORDS = [
+    ["a", "e"],
+    ["a", "b", "c", "d", "e"],
+    ["a", "b", "c", "d"],
+    ["a", "b", "c", "d"],
+    ["a", "b", "c", "d"],
+    ["a", "b"],
+]
+CHUNKS = [
+    [["a"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b"]],
+    [["e"], ["e"]],
+]
 
 
 @pytest.fixture
@@ -20,19 +30,28 @@ def figure1(tmp_path):
     data = tmp_path / "fig1.csv"
     data.write_text("".join(",".join(r) + "\n" for r in RECORDS))
     original = Dataset.from_records(RECORDS)
-    release = Release("disassociated", params={"method": "disassociation", "k": 2, "m": 2},
-                      provenance={"input_sha256": original.content_sha256()}, stats={"records_in": 6, "suppressed_records": 0},
-                      clusters=[Cluster("c0", 6, CHUNKS, [])])
+    release = Release(
+        "disassociated",
+        params={"method": "disassociation", "k": 2, "m": 2},
+        provenance={"input_sha256": original.content_sha256()},
+        stats={"records_in": 6, "suppressed_records": 0},
+        clusters=[Cluster("c0", 6, CHUNKS, [])],
+    )
     path = tmp_path / "fig1.json"
     write_release(release, path)
     trail = tmp_path / "fig1.trail.json"
-    write_trail(Trail(release_sha256=release.sha256(), input_sha256=original.content_sha256(), cluster_of_record=["c0"] * 6), trail)
+    write_trail(
+        Trail(release_sha256=release.sha256(), input_sha256=original.content_sha256(), cluster_of_record=["c0"] * 6),
+        trail,
+    )
     return path, data, trail, release
 
 
 def test_valid_release_exits_0_and_json_lists_every_certificate(run_cli, figure1):
     path, data, trail, release = figure1
-    result = run_cli("verify", path, "--original", data, "--trail", trail, "--json", "--engine", "both", "--executor", "serial")
+    result = run_cli(
+        "verify", path, "--original", data, "--trail", trail, "--json", "--engine", "both", "--executor", "serial"
+    )
     assert result.code == 0, result.err
     report = json.loads(result.out)
     assert report["holds"] is True and report["release_sha256"] == release.sha256()
@@ -123,7 +142,19 @@ def test_safe_disassociation_release_is_certified_end_to_end(run_cli, figure1, t
     the ghost sub-records of the trail and counted in the stats)."""
     path, data, trail, _ = figure1
     safe, safe_trail = tmp_path / "safe.json", tmp_path / "safe.trail.json"
-    made = run_cli("sanitize", path, "--sanitizer", "safe-disassociation", "-o", safe, "--trail", trail, "--trail-out", safe_trail, "-q")
+    made = run_cli(
+        "sanitize",
+        path,
+        "--sanitizer",
+        "safe-disassociation",
+        "-o",
+        safe,
+        "--trail",
+        trail,
+        "--trail-out",
+        safe_trail,
+        "-q",
+    )
     assert made.code == 0, made.err
     result = run_cli("verify", safe, "--original", data, "--trail", safe_trail, "--json", "--executor", "serial")
     assert result.code == 0, result.out

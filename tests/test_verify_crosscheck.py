@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_verify_chunks import rows_strategy
+from test_verify_disassociation_guarantee import tiny_releases
 
 from privtool.attacks.cover import analyse_chunk
 from privtool.attacks.reconstruction import ReconstructionModel
 from privtool.context import Context
 from privtool.verify.chunks import covered_items_cpsat, covered_items_enum
 from privtool.verify.reconstruction_bounds import max_supports
-
-from test_verify_chunks import rows_strategy
-from test_verify_disassociation_guarantee import tiny_releases
 
 
 @settings(max_examples=80, deadline=None)

@@ -101,7 +101,13 @@ def tiny_releases(draw):
     joints = []
     if with_joint:
         total = sum(c.size for c in clusters)
-        rows = draw(st.lists(st.sets(st.sampled_from(sorted(shared_domain)), min_size=1).map(sorted), min_size=1, max_size=min(2, total)))
+        rows = draw(
+            st.lists(
+                st.sets(st.sampled_from(sorted(shared_domain)), min_size=1).map(sorted),
+                min_size=1,
+                max_size=min(2, total),
+            )
+        )
         joints.append(JointCluster("j0", sorted(used_in_joint), [rows]))
     return Release("disassociated", params={"k": 2, "m": 2}, clusters=clusters, joint_clusters=joints)
 
@@ -144,7 +150,9 @@ def nested_releases(draw):
     for i in range(3):
         size = draw(st.integers(1, 2))
         domain = draw(st.sets(st.sampled_from("abcd"), min_size=1, max_size=2))
-        rows = draw(st.lists(st.sets(st.sampled_from(sorted(domain)), min_size=1).map(sorted), min_size=1, max_size=size))
+        rows = draw(
+            st.lists(st.sets(st.sampled_from(sorted(domain)), min_size=1).map(sorted), min_size=1, max_size=size)
+        )
         clusters.append(Cluster(f"c{i}", size, [rows], []))
     j0_rows = draw(st.lists(st.sets(st.sampled_from("xy"), min_size=1).map(sorted), min_size=1, max_size=2))
     j1_rows = draw(st.lists(st.sets(st.sampled_from("z"), min_size=1).map(sorted), min_size=1, max_size=2))
@@ -160,8 +168,11 @@ def brute_force_nested(release, m):
     n01, n_all = sizes[0] + sizes[1], sum(sizes)
     best = defaultdict(int)
     options = [_placements(c.record_chunks[0], c.size) for c in release.clusters]
-    for p0, p1, p2, s0, s1 in product(*options, _placements(release.joint_clusters[0].shared_chunks[0], n01),
-                                      _placements(release.joint_clusters[1].shared_chunks[0], n_all)):
+    for p0, p1, p2, s0, s1 in product(
+        *options,
+        _placements(release.joint_clusters[0].shared_chunks[0], n01),
+        _placements(release.joint_clusters[1].shared_chunks[0], n_all),
+    ):
         records = [set() for _ in range(n_all)]
         for offset, rows in zip(offsets, (p0, p1, p2)):
             for r, row in enumerate(rows):
@@ -189,13 +200,18 @@ def test_nested_joint_clusters_equal_brute_force(release, m, k):
     assert certificate.holds == all(s >= k for s in expected.values())
     # the same tree written flattened, as the disassociation method publishes it
     j0, j1 = release.joint_clusters
-    flat = Release("disassociated", clusters=release.clusters,
-                   joint_clusters=[j0, JointCluster("j1", ["c0", "c1", "c2"], j1.shared_chunks)])
+    flat = Release(
+        "disassociated",
+        clusters=release.clusters,
+        joint_clusters=[j0, JointCluster("j1", ["c0", "c1", "c2"], j1.shared_chunks)],
+    )
     assert max_supports(flat, m, Context()) == expected
 
 
 def test_crossing_joint_clusters_are_not_checked():
     clusters = [Cluster(f"c{i}", 2, [[["a"], ["a"]]], []) for i in range(3)]
     joints = [JointCluster("j0", ["c0", "c1"], [[["x"], ["x"]]]), JointCluster("j1", ["c1", "c2"], [[["y"], ["y"]]])]
-    cert = check_disassociation_guarantee(Release("disassociated", clusters=clusters, joint_clusters=joints), 2, 2, Context())
+    cert = check_disassociation_guarantee(
+        Release("disassociated", clusters=clusters, joint_clusters=joints), 2, 2, Context()
+    )
     assert cert.holds is None and "cross" in cert.details["reason"]

@@ -32,17 +32,50 @@ def certificates(result):
 def test_disassociation_then_safe_disassociation_are_certified(run_cli, tmp_path, partitioner):
     data = write_random_data(tmp_path / "data.dat", n=150)
     release, trail = tmp_path / "r.json", tmp_path / "t.json"
-    made = run_cli("anonymize", data, "--method", "disassociation", "--partitioner", partitioner, "--k", "3", "--m", "2",
-                   "--max-cluster-size", "12", "-o", release, "--trail", trail, "--executor", "serial", "-q")
+    made = run_cli(
+        "anonymize",
+        data,
+        "--method",
+        "disassociation",
+        "--partitioner",
+        partitioner,
+        "--k",
+        "3",
+        "--m",
+        "2",
+        "--max-cluster-size",
+        "12",
+        "-o",
+        release,
+        "--trail",
+        trail,
+        "--executor",
+        "serial",
+        "-q",
+    )
     assert made.code == 0, made.err
     engine = "both" if partitioner == "adding" else "auto"  # cross-check the engines once, keep the suite short
-    checked = run_cli("verify", release, "--original", data, "--trail", trail, "--engine", engine, "--json", "--executor", "serial")
+    checked = run_cli(
+        "verify", release, "--original", data, "--trail", trail, "--engine", engine, "--json", "--executor", "serial"
+    )
     assert checked.code == 0, checked.out
     certs = certificates(checked)
     for name in ("km-anonymity", "disassociation-guarantee", "faithfulness"):
         assert certs[name]["holds"] is True, (name, certs[name])
     safe, safe_trail = tmp_path / "s.json", tmp_path / "st.json"
-    made = run_cli("sanitize", release, "--sanitizer", "safe-disassociation", "-o", safe, "--trail", trail, "--trail-out", safe_trail, "-q")
+    made = run_cli(
+        "sanitize",
+        release,
+        "--sanitizer",
+        "safe-disassociation",
+        "-o",
+        safe,
+        "--trail",
+        trail,
+        "--trail-out",
+        safe_trail,
+        "-q",
+    )
     assert made.code == 0, made.err
     checked = run_cli("verify", safe, "--original", data, "--trail", safe_trail, "--json", "--executor", "serial")
     assert checked.code == 0, checked.out
@@ -52,8 +85,26 @@ def test_disassociation_then_safe_disassociation_are_certified(run_cli, tmp_path
 def test_real_disassociated_release_with_a_planted_rare_item_is_refuted(run_cli, tmp_path):
     data = write_random_data(tmp_path / "data.dat")
     release, trail = tmp_path / "r.json", tmp_path / "t.json"
-    assert run_cli("anonymize", data, "--method", "disassociation", "--k", "3", "--m", "2", "-o", release, "--trail", trail,
-                   "--executor", "serial", "-q").code == 0
+    assert (
+        run_cli(
+            "anonymize",
+            data,
+            "--method",
+            "disassociation",
+            "--k",
+            "3",
+            "--m",
+            "2",
+            "-o",
+            release,
+            "--trail",
+            trail,
+            "--executor",
+            "serial",
+            "-q",
+        ).code
+        == 0
+    )
     obj = json.loads(release.read_text())
     cluster = next(c for c in obj["clusters"] if c["record_chunks"])
     cluster["record_chunks"][0][0].append("99999")  # a rare item moved into a record chunk
@@ -70,8 +121,25 @@ def test_real_disassociated_release_with_a_planted_rare_item_is_refuted(run_cli,
 def test_generalization_methods_are_certified(run_cli, tmp_path, method):
     data = write_random_data(tmp_path / "data.dat", n=120, items=30)
     release, trail = tmp_path / "g.json", tmp_path / "gt.json"
-    made = run_cli("anonymize", data, "--method", method, "--k", "4", "--hierarchy", "4", "--hierarchy-format", "fanout",
-                   "-o", release, "--trail", trail, "--executor", "serial", "-q")
+    made = run_cli(
+        "anonymize",
+        data,
+        "--method",
+        method,
+        "--k",
+        "4",
+        "--hierarchy",
+        "4",
+        "--hierarchy-format",
+        "fanout",
+        "-o",
+        release,
+        "--trail",
+        trail,
+        "--executor",
+        "serial",
+        "-q",
+    )
     assert made.code == 0, made.err
     checked = run_cli("verify", release, "--original", data, "--trail", trail, "--json", "--executor", "serial")
     assert checked.code == 0, checked.out
@@ -91,11 +159,30 @@ def test_rule_hiding_sanitizers_are_certified(run_cli, tmp_path, sanitizer):
     rules = tmp_path / "rules.txt"
     rules.write_text("1 => 2\n2 3 => 1\n")
     out, release, trail = tmp_path / "out.dat", tmp_path / "h.json", tmp_path / "ht.json"
-    made = run_cli("hide", data, "--rules", rules, "--min-support", "5", "--min-confidence", "0.3", "--sanitizer", sanitizer,
-                   "-o", out, "--release", release, "--trail", trail, "-q")
+    made = run_cli(
+        "hide",
+        data,
+        "--rules",
+        rules,
+        "--min-support",
+        "5",
+        "--min-confidence",
+        "0.3",
+        "--sanitizer",
+        sanitizer,
+        "-o",
+        out,
+        "--release",
+        release,
+        "--trail",
+        trail,
+        "-q",
+    )
     assert made.code == 0, made.err
     for with_trail in (True, False):
-        args = ["verify", release, "--original", data, "--json", "--executor", "serial"] + (["--trail", trail] if with_trail else [])
+        args = ["verify", release, "--original", data, "--json", "--executor", "serial"] + (
+            ["--trail", trail] if with_trail else []
+        )
         checked = run_cli(*args)
         assert checked.code == 0, checked.out
         certs = certificates(checked)
@@ -108,8 +195,11 @@ def test_rule_hiding_sanitizers_are_certified(run_cli, tmp_path, sanitizer):
     lowered.write_text(json.dumps(obj))
     checked = run_cli("verify", lowered, "--json", "--executor", "serial")
     rule = certificates(checked)["rule-hiding"]
-    visible = [r for r in obj["params"]["sensitive_rules"]
-               if any(set(r[0]) | set(r[1]) <= set(record) for record in obj["records"])]  # s(X u Y) >= 1 = min_support
+    visible = [
+        r
+        for r in obj["params"]["sensitive_rules"]
+        if any(set(r[0]) | set(r[1]) <= set(record) for record in obj["records"])
+    ]  # s(X u Y) >= 1 = min_support
     assert rule["holds"] is (not visible) and checked.code == (1 if visible else 0)
     if visible:
         assert rule["witness"]["support"] >= 1

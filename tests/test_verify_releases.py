@@ -15,7 +15,13 @@ from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.release import Cluster, Release
 from privtool.trail import Trail
-from privtool.verify.matching import _augmenting_unmatched, _scipy_unmatched, generalizes, unmatched_generalizations, unmatched_subsets
+from privtool.verify.matching import (
+    _augmenting_unmatched,
+    _scipy_unmatched,
+    generalizes,
+    unmatched_generalizations,
+    unmatched_subsets,
+)
 from privtool.verify.runner import failed, verify_release
 
 ALPHABET = "abcdefg"
@@ -28,7 +34,9 @@ def disassociated_cases(draw):
     of whole blocks of copies, random disjoint chunk domains per cluster; every
     chunk is then k^m-anonymous and the release is faithful by construction."""
     k = draw(st.integers(2, 3))
-    distinct = draw(st.lists(st.sets(st.sampled_from(ALPHABET), min_size=1, max_size=4).map(sorted), min_size=1, max_size=5))
+    distinct = draw(
+        st.lists(st.sets(st.sampled_from(ALPHABET), min_size=1, max_size=4).map(sorted), min_size=1, max_size=5)
+    )
     blocks = [[record] * k for record in distinct]
     cut = draw(st.lists(st.booleans(), min_size=len(blocks) - 1, max_size=len(blocks) - 1))
     groups, current = [], [blocks[0]]
@@ -55,9 +63,13 @@ def disassociated_cases(draw):
             records.append(sorted(r))
             cluster_of.append(f"c{g}")
     original = Dataset.from_records(records)
-    release = Release("disassociated", params={"method": "hand-rolled", "k": k, "m": 2},
-                      provenance={"input_sha256": original.content_sha256()},
-                      stats={"records_in": len(records), "suppressed_records": 0}, clusters=clusters)
+    release = Release(
+        "disassociated",
+        params={"method": "hand-rolled", "k": k, "m": 2},
+        provenance={"input_sha256": original.content_sha256()},
+        stats={"records_in": len(records), "suppressed_records": 0},
+        clusters=clusters,
+    )
     trail = Trail(release_sha256=release.sha256(), input_sha256=original.content_sha256(), cluster_of_record=cluster_of)
     return original, release, trail
 
@@ -69,8 +81,12 @@ def run(registry, release, original=None, trail=None, engine="auto"):
 
 def retie(release, trail):
     """The trail of a tampered release, so only the planted change is wrong."""
-    return Trail(release_sha256=release.sha256(), input_sha256=trail.input_sha256, cluster_of_record=list(trail.cluster_of_record),
-                 suppressed_records=list(trail.suppressed_records))
+    return Trail(
+        release_sha256=release.sha256(),
+        input_sha256=trail.input_sha256,
+        cluster_of_record=list(trail.cluster_of_record),
+        suppressed_records=list(trail.suppressed_records),
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -115,18 +131,28 @@ def test_dropped_record_is_caught(registry, case, pick):
     certs = run(registry, release, original, unlisted)
     assert certs["faithfulness"].holds is False
     assert certs["faithfulness"].witness == {
-        "problem": "an original record is neither published nor counted as suppressed", "record": position}
+        "problem": "an original record is neither published nor counted as suppressed",
+        "record": position,
+    }
 
 
 def test_merged_chunks_are_caught(registry):
     original = Dataset.from_records([["a", "x"], ["a", "x"], ["b", "y"], ["b", "y"]])
     chunks = [[["a"], ["a"], ["b"], ["b"]], [["x"], ["x"], ["y"], ["y"]]]
-    release = Release("disassociated", params={"k": 2, "m": 2}, provenance={"input_sha256": original.content_sha256()},
-                      clusters=[Cluster("c0", 4, chunks, [])])
+    release = Release(
+        "disassociated",
+        params={"k": 2, "m": 2},
+        provenance={"input_sha256": original.content_sha256()},
+        clusters=[Cluster("c0", 4, chunks, [])],
+    )
     trail = Trail(release_sha256=release.sha256(), input_sha256=original.content_sha256(), cluster_of_record=["c0"] * 4)
     assert not failed(run(registry, release, original, trail).values())
-    merged = Release("disassociated", params={"k": 2, "m": 2}, provenance=release.provenance,
-                     clusters=[Cluster("c0", 4, [chunks[0] + chunks[1]], [])])
+    merged = Release(
+        "disassociated",
+        params={"k": 2, "m": 2},
+        provenance=release.provenance,
+        clusters=[Cluster("c0", 4, [chunks[0] + chunks[1]], [])],
+    )
     certs = run(registry, merged, original, retie(merged, trail))
     assert certs["faithfulness"].holds is False
     assert certs["faithfulness"].witness["problem"] == "a chunk holds sub-records that its records do not explain"
@@ -134,10 +160,24 @@ def test_merged_chunks_are_caught(registry):
 
 # ------------------------------------------------------------- generalized
 HIERARCHY = {"root": "ALL", "edges": [["A", "ALL"], ["B", "ALL"], ["a1", "A"], ["a2", "A"], ["b1", "B"], ["b2", "B"]]}
-ANCESTORS = {"ALL": frozenset({"ALL"}), "A": frozenset({"A", "ALL"}), "B": frozenset({"B", "ALL"}),
-             "a1": frozenset({"a1", "A", "ALL"}), "a2": frozenset({"a2", "A", "ALL"}),
-             "b1": frozenset({"b1", "B", "ALL"}), "b2": frozenset({"b2", "B", "ALL"})}
-HN_ORIGINAL = [["a1"], ["a1", "a2"], ["b1", "b2"], ["b1", "b2"], ["a1", "a2", "b2"], ["a1", "a2", "b2"], ["a1", "a2", "b1", "b2"]]
+ANCESTORS = {
+    "ALL": frozenset({"ALL"}),
+    "A": frozenset({"A", "ALL"}),
+    "B": frozenset({"B", "ALL"}),
+    "a1": frozenset({"a1", "A", "ALL"}),
+    "a2": frozenset({"a2", "A", "ALL"}),
+    "b1": frozenset({"b1", "B", "ALL"}),
+    "b2": frozenset({"b2", "B", "ALL"}),
+}
+HN_ORIGINAL = [
+    ["a1"],
+    ["a1", "a2"],
+    ["b1", "b2"],
+    ["b1", "b2"],
+    ["a1", "a2", "b2"],
+    ["a1", "a2", "b2"],
+    ["a1", "a2", "b1", "b2"],
+]
 HN_PUBLISHED = [["A"], ["A"], ["b1", "b2"], ["b1", "b2"], ["B", "a1", "a2"], ["B", "a1", "a2"], ["B", "a1", "a2"]]
 
 
@@ -145,8 +185,13 @@ def test_he_naughton_example_golden(registry):
     """He & Naughton 2009 Table 2 (ALGORITHM-NOTES 3.4), k = 2: Partition's output
     is 2-anonymous and generalizes the original through the hierarchy."""
     original = Dataset.from_records(HN_ORIGINAL)
-    release = Release("generalized", params={"k": 2}, provenance={"input_sha256": original.content_sha256()},
-                      records=HN_PUBLISHED, hierarchy=HIERARCHY)
+    release = Release(
+        "generalized",
+        params={"k": 2},
+        provenance={"input_sha256": original.content_sha256()},
+        records=HN_PUBLISHED,
+        hierarchy=HIERARCHY,
+    )
     certs = run(registry, release, original)
     assert certs["k-anonymity"].holds and certs["hierarchy"].holds and certs["faithfulness"].holds
     assert certs["k-anonymity"].units == 3
@@ -156,13 +201,23 @@ def test_he_naughton_example_golden(registry):
     assert certs["k-anonymity"].details["violations"] == 2  # {a1} and the remaining {A} are unique
     assert certs["k-anonymity"].witness == {"record": ["A"], "occurrences": 1, "k": 2}
     assert certs["hierarchy"].holds is True  # {a1} does generalize T1
-    wrong = Release("generalized", params={"k": 2}, records=[*HN_PUBLISHED[:2], ["b1"], ["b1"], *HN_PUBLISHED[4:]], hierarchy=HIERARCHY)
+    wrong = Release(
+        "generalized",
+        params={"k": 2},
+        records=[*HN_PUBLISHED[:2], ["b1"], ["b1"], *HN_PUBLISHED[4:]],
+        hierarchy=HIERARCHY,
+    )
     certs = run(registry, wrong, original)
     assert certs["k-anonymity"].holds is True and certs["hierarchy"].holds is False
     assert certs["hierarchy"].witness["record"] == ["b1"]
     stray = Release("generalized", params={"k": 2}, records=[["Z"], ["Z"]], hierarchy=HIERARCHY)
-    assert run(registry, stray)["hierarchy"].witness == {"problem": "a published label is not a node of the hierarchy", "label": "Z"}
-    cyclic = Release("generalized", params={"k": 2}, records=[], hierarchy={"root": "ALL", "edges": [["A", "B"], ["B", "A"]]})
+    assert run(registry, stray)["hierarchy"].witness == {
+        "problem": "a published label is not a node of the hierarchy",
+        "label": "Z",
+    }
+    cyclic = Release(
+        "generalized", params={"k": 2}, records=[], hierarchy={"root": "ALL", "edges": [["A", "B"], ["B", "A"]]}
+    )
     assert run(registry, cyclic)["hierarchy"].holds is False
 
 
@@ -172,8 +227,16 @@ def brute_force_matchable(published, originals, ok):
     return any(all(ok(p, o) for p, o in zip(published, perm)) for perm in permutations(originals, len(published)))
 
 
-records_strategy = st.lists(st.sets(st.sampled_from(["a1", "a2", "b1", "b2"]), min_size=1).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5)
-labels_strategy = st.lists(st.sets(st.sampled_from(sorted(ANCESTORS)), min_size=1, max_size=3).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5)
+records_strategy = st.lists(
+    st.sets(st.sampled_from(["a1", "a2", "b1", "b2"]), min_size=1).map(lambda s: tuple(sorted(s))),
+    min_size=1,
+    max_size=5,
+)
+labels_strategy = st.lists(
+    st.sets(st.sampled_from(sorted(ANCESTORS)), min_size=1, max_size=3).map(lambda s: tuple(sorted(s))),
+    min_size=1,
+    max_size=5,
+)
 
 
 @settings(max_examples=50, deadline=None)
@@ -188,8 +251,11 @@ def brute_force_generalizes(g, o) -> bool:
     ancestor-or-self with no label of g strictly between them, and uses every label."""
     options = [[label for label in g if label in ANCESTORS[item]] for item in o]
     for choice in product(*options):
-        skips = any(other != label and label in ANCESTORS[other] and other in ANCESTORS[item]
-                    for item, label in zip(o, choice) for other in g)
+        skips = any(
+            other != label and label in ANCESTORS[other] and other in ANCESTORS[item]
+            for item, label in zip(o, choice)
+            for other in g
+        )
         if not skips and set(choice) == set(g):
             return True
     return False
@@ -209,8 +275,12 @@ def test_nested_labels_golden():
 
 
 @settings(max_examples=80, deadline=None)
-@given(published=st.lists(st.sets(st.sampled_from("abcd")).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5),
-       originals=st.lists(st.sets(st.sampled_from("abcd"), min_size=1).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5))
+@given(
+    published=st.lists(st.sets(st.sampled_from("abcd")).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5),
+    originals=st.lists(
+        st.sets(st.sampled_from("abcd"), min_size=1).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5
+    ),
+)
 def test_subset_matching_equals_brute_force(published, originals):
     expected = brute_force_matchable(published, originals, lambda p, o: set(p) <= set(o))
     assert (not unmatched_subsets(published, originals)) == expected
@@ -226,8 +296,12 @@ def brute_force_max_matching(published, originals, ok):
 
 
 @settings(max_examples=80, deadline=None)
-@given(published=st.lists(st.sets(st.sampled_from("abcd")).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5),
-       originals=st.lists(st.sets(st.sampled_from("abcd"), min_size=1).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5))
+@given(
+    published=st.lists(st.sets(st.sampled_from("abcd")).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5),
+    originals=st.lists(
+        st.sets(st.sampled_from("abcd"), min_size=1).map(lambda s: tuple(sorted(s))), min_size=1, max_size=5
+    ),
+)
 def test_both_matching_engines_find_a_maximum_matching(published, originals):
     """Augmenting paths (small cases) and scipy's maximum flow (large ones) each
     leave exactly as many published records unmatched as a brute-force maximum
@@ -257,8 +331,20 @@ def sanitized_cases(draw):
         drop = draw(st.sets(st.sampled_from(record), max_size=len(record)))
         removed.extend([position, label] for label in sorted(drop))
         published.append(sorted(set(record) - drop))
-    rule = draw(st.tuples(st.sets(st.sampled_from("abc"), min_size=1, max_size=2), st.sets(st.sampled_from("de"), min_size=1, max_size=1)))
-    return originals, published, removed, [sorted(rule[0]), sorted(rule[1])], draw(st.integers(1, 4)), draw(st.sampled_from([0.3, 0.5, 0.8]))
+    rule = draw(
+        st.tuples(
+            st.sets(st.sampled_from("abc"), min_size=1, max_size=2),
+            st.sets(st.sampled_from("de"), min_size=1, max_size=1),
+        )
+    )
+    return (
+        originals,
+        published,
+        removed,
+        [sorted(rule[0]), sorted(rule[1])],
+        draw(st.integers(1, 4)),
+        draw(st.sampled_from([0.3, 0.5, 0.8])),
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -268,8 +354,12 @@ def test_sanitized_release_against_oracles(registry, case, planted):
     if planted:  # an item that the original record did not hold
         published[0] = sorted(set(published[0]) | {"zz"})
     original = Dataset.from_records(originals)
-    release = Release("sanitized", params={"sensitive_rules": [rule], "min_support": min_support, "min_confidence": min_confidence},
-                      provenance={"input_sha256": original.content_sha256()}, records=published)
+    release = Release(
+        "sanitized",
+        params={"sensitive_rules": [rule], "min_support": min_support, "min_confidence": min_confidence},
+        provenance={"input_sha256": original.content_sha256()},
+        records=published,
+    )
     trail = Trail(release_sha256=release.sha256(), input_sha256=original.content_sha256(), removed_items=removed)
     s_xy, s_x, hidden = oracle_rule(published, *rule, min_support, min_confidence)
     for evidence_trail in (trail, None):
@@ -284,10 +374,21 @@ def test_sanitized_release_against_oracles(registry, case, planted):
 
 def test_rule_left_above_threshold_is_reported_with_counts(registry):
     records = [["a", "b"], ["a", "b"], ["a", "b"], ["a"], ["b"]]
-    release = Release("sanitized", params={"sensitive_rules": [[["a"], ["b"]]], "min_support": 3, "min_confidence": 0.7}, records=records)
+    release = Release(
+        "sanitized",
+        params={"sensitive_rules": [[["a"], ["b"]]], "min_support": 3, "min_confidence": 0.7},
+        records=records,
+    )
     cert = run(registry, release)["rule-hiding"]
     assert cert.holds is False
-    assert cert.witness == {"antecedent": ["a"], "consequent": ["b"], "support": 3, "antecedent_support": 4,
-                            "confidence": 0.75, "min_support": 3, "min_confidence": 0.7}
+    assert cert.witness == {
+        "antecedent": ["a"],
+        "consequent": ["b"],
+        "support": 3,
+        "antecedent_support": 4,
+        "confidence": 0.75,
+        "min_support": 3,
+        "min_confidence": 0.7,
+    }
     release.params["min_confidence"] = 0.8
     assert run(registry, release)["rule-hiding"].holds is True

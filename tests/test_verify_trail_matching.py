@@ -15,7 +15,13 @@ def _partition(registry, tmp_path):
     example = examples.get("he-naughton")
     hierarchy = tmp_path / "h.csv"
     hierarchy.write_text("".join(f"{child},{parent}\n" for child, parent in example.hierarchy_edges))
-    return run_method(registry, examples.load("he-naughton"), "partition", {"k": 2, "hierarchy": str(hierarchy), "hierarchy_format": "edges"}, Context())
+    return run_method(
+        registry,
+        examples.load("he-naughton"),
+        "partition",
+        {"k": 2, "hierarchy": str(hierarchy), "hierarchy_format": "edges"},
+        Context(),
+    )
 
 
 def test_trail_assignment_is_checked_not_trusted(registry, tmp_path) -> None:

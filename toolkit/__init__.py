@@ -5,7 +5,8 @@ The public entry points are the ``privtool`` command line and the modules
 named in ``docs/``; see ``DESIGN.md`` in the shared folder for the data flow.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 try:
     __version__ = _version("privtool")

@@ -37,7 +37,9 @@ def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     ``i``, concatenated in order (int64)."""
     lengths = np.asarray(lengths, dtype=np.int64)
     offsets = np.cumsum(lengths) - lengths
-    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(offsets - np.asarray(starts, dtype=np.int64), lengths)
+    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
+        offsets - np.asarray(starts, dtype=np.int64), lengths
+    )
 
 
 def rank_in_runs(run_start: np.ndarray, n: int) -> np.ndarray:

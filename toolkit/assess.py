@@ -11,9 +11,9 @@ user named it, raises the :class:`~privtool.errors.MissingEvidence` sentence.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-import time
 from typing import Any
 
 from .components import Component, Evidence, Metric
@@ -43,7 +43,9 @@ def select(registry: Registry, kind: str, release: Release, names: Sequence[str]
 def options_for(component: Component, options: Mapping[str, Any]) -> dict[str, Any]:
     """Resolve the subset of ``options`` that ``component`` declares."""
     names = {p.name for p in component.params}
-    return resolve(component.params, {k: v for k, v in options.items() if k in names}, f"{component.kind} {component.name!r}")
+    return resolve(
+        component.params, {k: v for k, v in options.items() if k in names}, f"{component.kind} {component.name!r}"
+    )
 
 
 def check_options(components: Sequence[Component], options: Mapping[str, Any], what: str) -> None:

@@ -33,7 +33,9 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         os.chmod(tmp, _final_mode(target))
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding, newline=None if "b" in mode else "") as handle:
+        with os.fdopen(
+            fd, mode, encoding=None if "b" in mode else encoding, newline=None if "b" in mode else ""
+        ) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

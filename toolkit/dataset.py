@@ -53,7 +53,7 @@ class Dataset:
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def from_records(cls, records: Iterable[Iterable[str]], labels: Sequence[str] | None = None) -> "Dataset":
+    def from_records(cls, records: Iterable[Iterable[str]], labels: Sequence[str] | None = None) -> Dataset:
         """Intern label records. Duplicated items within a record are merged.
 
         ``labels`` fixes the vocabulary (and its order); by default it is every
@@ -71,7 +71,7 @@ class Dataset:
         return cls.from_csr(indptr, flat, tuple(labels), normalise=True)
 
     @classmethod
-    def from_csr(cls, indptr: np.ndarray, items: np.ndarray, labels: Sequence[str], normalise: bool = True) -> "Dataset":
+    def from_csr(cls, indptr: np.ndarray, items: np.ndarray, labels: Sequence[str], normalise: bool = True) -> Dataset:
         """Wrap CSR arrays. With ``normalise`` each record is sorted and de-duplicated."""
         indptr = np.ascontiguousarray(indptr, dtype=np.int64)
         items = np.ascontiguousarray(items, dtype=np.int32)
@@ -153,7 +153,7 @@ class Dataset:
             common = np.intersect1d(common, self.records_with(item), assume_unique=True)
             if len(common) == 0:
                 break
-        return int(len(common))
+        return len(common)
 
     def support_of_labels(self, labels: Iterable[str]) -> int:
         """:meth:`support` of an itemset given by labels; 0 when a label is not
@@ -170,7 +170,7 @@ class Dataset:
         bounds = self.indptr.tolist()
         return [flat[bounds[i] : bounds[i + 1]] for i in range(self.n_records)]
 
-    def subset(self, rows: Sequence[int] | np.ndarray) -> "Dataset":
+    def subset(self, rows: Sequence[int] | np.ndarray) -> Dataset:
         """The records ``rows`` (in that order) over the same vocabulary."""
         rows = np.asarray(rows, dtype=np.int64)
         sizes = self.sizes[rows]
@@ -184,7 +184,7 @@ class Dataset:
             items = np.zeros(0, dtype=np.int32)
         return Dataset(indptr, items, self.labels)
 
-    def compact(self) -> "Dataset":
+    def compact(self) -> Dataset:
         """The same records over only the labels that occur (ids renumbered)."""
         used = np.flatnonzero(self.supports > 0)
         if len(used) == self.n_items:

@@ -93,5 +93,3 @@ def make_executor(name: str, workers: int | None = None, scheduler: str | None =
 
         return DaskExecutor(scheduler=scheduler, workers=workers)
     raise ParameterError(f"--executor must be one of {', '.join(EXECUTOR_NAMES)}, not {name!r}.")
-
-

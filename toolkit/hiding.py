@@ -36,8 +36,13 @@ from .rulefile import read_rule_file, resolve_rules, rules_from_param, rules_tex
 RULE_CHOICE: tuple[Param, ...] = (
     Param("rules", str, None, "a rule file: `a b => c` lines or rule ids from `privtool rules`"),
     Param("sensitive", int, None, "choose this many of the strong rules of the data as the sensitive ones", min=1),
-    Param("pick", str, "random", "how `sensitive` rules are chosen: random (seeded) or top (highest confidence first)",
-          choices=("random", "top")),
+    Param(
+        "pick",
+        str,
+        "random",
+        "how `sensitive` rules are chosen: random (seeded) or top (highest confidence first)",
+        choices=("random", "top"),
+    ),
 )
 THRESHOLDS = ("min_support", "min_confidence")
 
@@ -90,9 +95,7 @@ def choose_rules(dataset: Dataset, thresholds: Thresholds, choice: Mapping[str, 
     count = int(choice["sensitive"])
     mined = association_rules(dataset, thresholds)
     if count > len(mined):
-        raise ParameterError(
-            f"--sensitive {count}: the data has only {len(mined)} strong rules at these thresholds."
-        )
+        raise ParameterError(f"--sensitive {count}: the data has only {len(mined)} strong rules at these thresholds.")
     if choice.get("pick", "random") == "top":
         return [m.rule for m in strongest_first(mined)[:count]]
     picked = ctx.rng("sensitive-rules", count).choice(len(mined), size=count, replace=False)
@@ -110,4 +113,3 @@ def hide(registry: Registry, dataset: Dataset, sanitizer: str, options: Mapping[
         params["sensitive_rules"] = rules_text(choose_rules(dataset, thresholds, values, ctx))
     outcome = component.sanitize(dataset, params, ctx)
     return stamp(registry, outcome, dataset.content_sha256(), ctx.seed)
-

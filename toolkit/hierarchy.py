@@ -56,7 +56,7 @@ Edge = tuple[str, str, int]
 class Hierarchy:
     """A validated generalisation tree; see the module docstring."""
 
-    def __init__(self, graph: "nx.DiGraph", source: str = "hierarchy") -> None:
+    def __init__(self, graph: nx.DiGraph, source: str = "hierarchy") -> None:
         self.source = source
         if graph.number_of_nodes() == 0:
             raise InputError("the hierarchy has no nodes", path=source)
@@ -68,14 +68,16 @@ class Hierarchy:
         if not roots:
             self._fail_cycle(graph, next(iter(graph.nodes)))
         if len(roots) > 1:
-            raise InputError(f"the hierarchy has {len(roots)} roots ({roots[0]!r} and {roots[1]!r}); it needs one", path=source)
+            raise InputError(
+                f"the hierarchy has {len(roots)} roots ({roots[0]!r} and {roots[1]!r}); it needs one", path=source
+            )
         self.graph = graph
         self.root: str = roots[0]
         self._number_nodes()
         if self.n_nodes < graph.number_of_nodes():
             self._fail_cycle(graph, next(n for n in graph.nodes if n not in self.index))
 
-    def _fail_cycle(self, graph: "nx.DiGraph", start: str) -> None:
+    def _fail_cycle(self, graph: nx.DiGraph, start: str) -> None:
         """Every node has at most one parent, so following parents from a node
         the root cannot reach must loop: report that loop."""
         seen: list[str] = []
@@ -185,7 +187,9 @@ class Hierarchy:
                 return int(at[0])
         return 0  # unreachable: depth 0 is the root for every node
 
-    def covering(self, query_sets: np.ndarray, query_nodes: np.ndarray, set_ids: np.ndarray, set_nodes: np.ndarray) -> np.ndarray:
+    def covering(
+        self, query_sets: np.ndarray, query_nodes: np.ndarray, set_ids: np.ndarray, set_nodes: np.ndarray
+    ) -> np.ndarray:
         """For each query ``(set id, node)``, the deepest ancestor-or-self of
         the node among the nodes of that set (given as ``(set_ids, set_nodes)``
         pairs), or -1 when no node of the set covers it: the node an item is
@@ -211,7 +215,9 @@ class Hierarchy:
             if node is None:
                 raise InputError(f"item {label!r} of the data is not in the hierarchy", path=self.source)
             if not self.is_leaf[node]:
-                raise InputError(f"item {label!r} of the data is an internal node of the hierarchy, not a leaf", path=self.source)
+                raise InputError(
+                    f"item {label!r} of the data is an internal node of the hierarchy, not a leaf", path=self.source
+                )
             out[item] = node
         return out
 
@@ -241,7 +247,7 @@ class Hierarchy:
         return {"root": self.root, "edges": self.edges()}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any], source: str = "release hierarchy") -> "Hierarchy":
+    def from_json(cls, obj: dict[str, Any], source: str = "release hierarchy") -> Hierarchy:
         edges = [(str(child), str(parent), 0) for child, parent in obj["edges"]]
         hierarchy = cls.from_edges(edges, source, nodes=[obj["root"]])
         if hierarchy.root != obj["root"]:
@@ -271,7 +277,7 @@ class Hierarchy:
 
     # ------------------------------------------------------------ builders
     @classmethod
-    def from_edges(cls, edges: Iterable[Edge], source: str = "hierarchy", nodes: Sequence[str] = ()) -> "Hierarchy":
+    def from_edges(cls, edges: Iterable[Edge], source: str = "hierarchy", nodes: Sequence[str] = ()) -> Hierarchy:
         """A hierarchy from ``(child, parent, line)`` triples."""
         parent_of: dict[str, tuple[str, int]] = {}
         for child, parent, line in edges:
@@ -280,7 +286,9 @@ class Hierarchy:
                 if earlier[0] == parent:
                     continue
                 at = f" (line {earlier[1]})" if earlier[1] else ""
-                raise InputError(f"node {child!r} has two parents, {earlier[0]!r}{at} and {parent!r}", path=source, line=line or None)
+                raise InputError(
+                    f"node {child!r} has two parents, {earlier[0]!r}{at} and {parent!r}", path=source, line=line or None
+                )
             if child == parent:
                 raise InputError(f"node {child!r} is its own parent", path=source, line=line or None)
             parent_of[child] = (parent, line)
@@ -292,7 +300,7 @@ class Hierarchy:
         return cls(graph, source)
 
     @classmethod
-    def from_paths(cls, rows: Iterable[tuple[Sequence[str], int]], source: str = "hierarchy") -> "Hierarchy":
+    def from_paths(cls, rows: Iterable[tuple[Sequence[str], int]], source: str = "hierarchy") -> Hierarchy:
         """A hierarchy from ``(item, level1, ..., root)`` rows with their line numbers.
 
         A label repeated on consecutive levels is one node. The first field of
@@ -307,11 +315,13 @@ class Hierarchy:
         hierarchy = cls.from_edges(edges, source, nodes=list(leaves))
         for label, line in leaves.items():
             if not hierarchy.is_leaf[hierarchy.index[label]]:
-                raise InputError(f"item {label!r} is a leaf here but an internal node on another line", path=source, line=line)
+                raise InputError(
+                    f"item {label!r} is a leaf here but an internal node on another line", path=source, line=line
+                )
         return hierarchy
 
     @classmethod
-    def from_prefixes(cls, labels: Iterable[str], lengths: Sequence[int], root: str = DEFAULT_ROOT) -> "Hierarchy":
+    def from_prefixes(cls, labels: Iterable[str], lengths: Sequence[int], root: str = DEFAULT_ROOT) -> Hierarchy:
         """Code prefixes: the node of prefix ``p`` is called ``p*``; an item's
         ancestors are its prefixes of the given ``lengths`` shorter than it (and of
         its own length when a longer item shares that prefix), then ``root``."""
@@ -322,7 +332,9 @@ class Hierarchy:
         strict = {item[:n] for item in items for n in lengths if n < len(item)}
         edges: list[Edge] = []
         for item in items:
-            chain = [item] + [item[:n] + "*" for n in reversed(lengths) if n < len(item) or (n == len(item) and item in strict)]
+            chain = [item] + [
+                item[:n] + "*" for n in reversed(lengths) if n < len(item) or (n == len(item) and item in strict)
+            ]
             chain.append(root)
             edges.extend((child, parent, 0) for child, parent in zip(chain, chain[1:]))
         hierarchy = cls.from_edges(edges, "prefix hierarchy", nodes=[root])
@@ -330,7 +342,7 @@ class Hierarchy:
         return hierarchy
 
     @classmethod
-    def balanced(cls, labels: Iterable[str], fanout: int, root: str = DEFAULT_ROOT) -> "Hierarchy":
+    def balanced(cls, labels: Iterable[str], fanout: int, root: str = DEFAULT_ROOT) -> Hierarchy:
         """A balanced tree: the sorted items grouped ``fanout`` at a time, level by
         level, each group named ``first-last`` by the items it covers. A lone last
         member of a level moves up unchanged."""
@@ -360,7 +372,9 @@ def _check_leaves(hierarchy: Hierarchy, items: Sequence[str]) -> None:
     """A generated name must not collide with an item label."""
     for item in items:
         if not hierarchy.is_leaf[hierarchy.index[item]]:
-            raise ParameterError(f"item {item!r} collides with a generated node name; choose other prefix lengths or fan-out.")
+            raise ParameterError(
+                f"item {item!r} collides with a generated node name; choose other prefix lengths or fan-out."
+            )
 
 
 # ------------------------------------------------------------------ files

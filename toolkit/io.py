@@ -101,7 +101,9 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
             raw_file.seek(0)
             found = next((suffix for suffix, magic in _MAGIC.items() if head.startswith(magic)), "")
             if named and found != named:
-                raise InputError(f"the name ends in {named} but the content is not {_NAMES[named]}-compressed", path=path)
+                raise InputError(
+                    f"the name ends in {named} but the content is not {_NAMES[named]}-compressed", path=path
+                )
             data = _OPENERS[found](raw_file).read() if found else raw_file.read()
     except (OSError, EOFError, lzma.LZMAError) as exc:
         kind = f"{_NAMES[found]}-compressed " if found else ""

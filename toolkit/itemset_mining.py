@@ -36,7 +36,9 @@ def itemsets_above(dataset: Dataset, threshold: int, min_size: int, max_size: in
     return _mine(dataset, pyfim_transactions(dataset), threshold, min_size, max_size)
 
 
-def _mine(dataset: Dataset, transactions: list[list[int]], threshold: int, min_size: int, max_size: int) -> dict[Itemset, int]:
+def _mine(
+    dataset: Dataset, transactions: list[list[int]], threshold: int, min_size: int, max_size: int
+) -> dict[Itemset, int]:
     if not dataset.n_records:
         return {}
     import fim

@@ -70,7 +70,7 @@ class Thresholds:
     min_confidence: Fraction
 
     @classmethod
-    def of(cls, min_support: float, min_confidence: float, n_records: int) -> "Thresholds":
+    def of(cls, min_support: float, min_confidence: float, n_records: int) -> Thresholds:
         return cls(min_support_count(min_support, n_records), confidence_fraction(min_confidence))
 
     def strong(self, support_xy: int, support_x: int) -> bool:
@@ -110,7 +110,7 @@ class Rule:
     consequent: Labels
 
     @classmethod
-    def of(cls, antecedent: Iterable[str], consequent: Iterable[str]) -> "Rule":
+    def of(cls, antecedent: Iterable[str], consequent: Iterable[str]) -> Rule:
         return cls(canonical_labels(antecedent), canonical_labels(consequent))
 
     @property

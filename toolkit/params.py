@@ -93,9 +93,7 @@ def merge_specs(groups: Iterable[Sequence[Param]]) -> list[Param]:
             if earlier is None:
                 merged[param.name] = param
             elif (earlier.type, earlier.default) != (param.type, param.default):
-                raise ParameterError(
-                    f"parameter {param.option} is declared twice with different types or defaults."
-                )
+                raise ParameterError(f"parameter {param.option} is declared twice with different types or defaults.")
     return list(merged.values())
 
 

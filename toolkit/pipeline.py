@@ -15,17 +15,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import __version__
+from .atomic import write_text_atomic
 from .components import Component, Outcome
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
 from .params import Param, merge_specs, resolve
-from .atomic import write_text_atomic
 from .registry import Registry
 from .trail import write_trail
 
 
-def stage_specs(registry: Registry, method: str, sanitizers: Sequence[str]) -> tuple[Component, list[Component], list[Param]]:
+def stage_specs(
+    registry: Registry, method: str, sanitizers: Sequence[str]
+) -> tuple[Component, list[Component], list[Param]]:
     """The anonymizer, the sanitizers and the merged parameter spec of a method chain."""
     anonymizer = registry.get("anonymizer", method)
     chain = [registry.get("sanitizer", name) for name in sanitizers]
@@ -37,7 +39,9 @@ def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
     return {p.name: values[p.name] for p in spec}
 
 
-def apply_sanitizers(registry: Registry, outcome: Outcome, chain: Sequence[Component], values: Mapping[str, Any], ctx: Context) -> Outcome:
+def apply_sanitizers(
+    registry: Registry, outcome: Outcome, chain: Sequence[Component], values: Mapping[str, Any], ctx: Context
+) -> Outcome:
     """Run ``chain`` over ``outcome``; each sanitizer must accept the release kind."""
     for sanitizer in chain:
         kind = outcome.release.kind
@@ -67,7 +71,9 @@ def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) ->
     return outcome
 
 
-def write_outcome(outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None) -> None:
+def write_outcome(
+    outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None
+) -> None:
     """Write the stamped release (and, when asked, its trail) atomically."""
     write_text_atomic(release_path, outcome.release_text or outcome.release.dumps())
     if trail_path is not None:

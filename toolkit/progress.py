@@ -39,7 +39,7 @@ class RichProgress:
             transient=False,
         )
 
-    def __enter__(self) -> "RichProgress":
+    def __enter__(self) -> RichProgress:
         self._progress.start()
         return self
 

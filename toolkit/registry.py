@@ -97,7 +97,9 @@ class Registry:
         if earlier is not None:
             label = kind.replace("_", " ")
             article = "an" if label[0] in "aeiou" else "a"
-            raise PluginError(f"plugins {earlier!r} and {plugin_name!r} both register {article} {label} called {name!r}.")
+            raise PluginError(
+                f"plugins {earlier!r} and {plugin_name!r} both register {article} {label} called {name!r}."
+            )
         self._components[kind][name] = component
         self._owner[(kind, name)] = plugin_name
 

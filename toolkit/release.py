@@ -100,7 +100,7 @@ class Release:
     records: list[Itemset] = field(default_factory=list)
     hierarchy: dict[str, Any] | None = None
 
-    def canonical(self) -> "Release":
+    def canonical(self) -> Release:
         """A copy with every publishable order canonical (see module doc)."""
         order = _LabelOrder(self._labels())
         return Release(
@@ -113,7 +113,8 @@ class Release:
                 for c in self.clusters
             ],
             joint_clusters=[
-                JointCluster(j.id, list(j.members), [order.chunk(ch) for ch in j.shared_chunks]) for j in self.joint_clusters
+                JointCluster(j.id, list(j.members), [order.chunk(ch) for ch in j.shared_chunks])
+                for j in self.joint_clusters
             ],
             records=order.chunk(self.records),
             hierarchy=self.hierarchy,

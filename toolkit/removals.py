@@ -50,7 +50,9 @@ def apply_trail_removals(dataset: Dataset, removed_items: Sequence[Sequence[Any]
                 raise ValueError(record)
             pairs.append((record, dataset.id_of(label)))
         except (TypeError, ValueError, KeyError):
-            raise InputError(f"removed_items[{k}] = {pair!r} does not name an item occurrence of the data", "trail") from None
+            raise InputError(
+                f"removed_items[{k}] = {pair!r} does not name an item occurrence of the data", "trail"
+            ) from None
     try:
         return apply_removals(dataset, pairs)
     except ValueError as exc:

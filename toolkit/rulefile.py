@@ -48,7 +48,9 @@ def parse_rule_lines(lines: Iterable[str], source: object) -> list[RuleLine]:
             if _ID.match(text):
                 entries.append(RuleLine(number, rule_id=text))
                 continue
-            raise InputError(f"expected a rule `a b => c` or a rule id like r0123456789, found {text!r}", source, number)
+            raise InputError(
+                f"expected a rule `a b => c` or a rule id like r0123456789, found {text!r}", source, number
+            )
         left, _, right = text.partition("=>")
         if "=>" in right:
             raise InputError("a rule has exactly one `=>`", source, number)

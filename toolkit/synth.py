@@ -90,8 +90,14 @@ class SynthSpec:
         need(self.records >= 1, f"--records must be at least 1, not {self.records}.")
         need(self.items >= 1, f"--items must be at least 1, not {self.items}.")
         need(self.max_size >= 1, f"--max-size must be at least 1, not {self.max_size}.")
-        need(self.max_size <= self.items, f"--max-size ({self.max_size}) cannot exceed --items ({self.items}): a record holds distinct items.")
-        need(1 <= self.avg_size <= self.max_size, f"--avg-size must be between 1 and --max-size ({self.max_size}), not {self.avg_size}.")
+        need(
+            self.max_size <= self.items,
+            f"--max-size ({self.max_size}) cannot exceed --items ({self.items}): a record holds distinct items.",
+        )
+        need(
+            1 <= self.avg_size <= self.max_size,
+            f"--avg-size must be between 1 and --max-size ({self.max_size}), not {self.avg_size}.",
+        )
         need(self.n_patterns >= 1, f"--patterns must be at least 1, not {self.n_patterns}.")
         need(self.pattern_size >= 1, f"--pattern-size must be at least 1, not {self.pattern_size}.")
         need(0 <= self.correlation <= 1, f"--correlation must be between 0 and 1, not {self.correlation}.")
@@ -104,7 +110,7 @@ class SynthSpec:
         )
         need(self.size_sigma > 0, f"--size-sigma must be above 0, not {self.size_sigma}.")
 
-    def updated(self, **changes: Any) -> "SynthSpec":
+    def updated(self, **changes: Any) -> SynthSpec:
         """A copy with the non-``None`` ``changes`` applied (validated again)."""
         known = {f.name for f in fields(self)}
         return replace(self, **{k: v for k, v in changes.items() if v is not None and k in known})
@@ -155,7 +161,9 @@ def make_patterns(spec: SynthSpec, ctx: Context) -> Patterns:
     rng = ctx.rng("synth", "patterns")
     popularity = item_popularity(spec, ctx)
     sizes = np.clip(rng.poisson(spec.pattern_size, spec.n_patterns), 1, spec.items)
-    fractions = np.minimum(rng.exponential(spec.correlation, spec.n_patterns) if spec.correlation > 0 else np.zeros(spec.n_patterns), 1.0)
+    fractions = np.minimum(
+        rng.exponential(spec.correlation, spec.n_patterns) if spec.correlation > 0 else np.zeros(spec.n_patterns), 1.0
+    )
     log_popularity = np.log(popularity)
     chunks: list[np.ndarray] = []
     previous = np.zeros(0, dtype=np.int64)
@@ -199,7 +207,9 @@ def _target_sizes(spec: SynthSpec, n: int, rng: np.random.Generator) -> np.ndarr
     return sizes
 
 
-def _draw_instances(patterns: Patterns, spec: SynthSpec, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _draw_instances(
+    patterns: Patterns, spec: SynthSpec, count: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """``count`` pattern picks: ``(pattern id or -1 - item for a noise item, kept length)``."""
     picks = np.searchsorted(patterns.cumulative_weight, rng.random(count), side="right")
     picks = np.minimum(picks, len(patterns.corruption) - 1)
@@ -215,7 +225,9 @@ def _draw_instances(patterns: Patterns, spec: SynthSpec, count: int, rng: np.ran
     return picks.astype(np.int64), kept.astype(np.int64)
 
 
-def _expand(patterns: Patterns, picks: np.ndarray, kept: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _expand(
+    patterns: Patterns, picks: np.ndarray, kept: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """The items of each pick, in pick order: ``(pick index per item, item)``.
 
     A corrupted pattern keeps ``kept`` of its items, chosen at random."""
@@ -234,7 +246,9 @@ def _expand(patterns: Patterns, picks: np.ndarray, kept: np.ndarray, rng: np.ran
     return owner[keep], items[keep].astype(np.int64)
 
 
-def _lay_out(patterns: Patterns, spec: SynthSpec, targets: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _lay_out(
+    patterns: Patterns, spec: SynthSpec, targets: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Corrupted pattern picks laid end to end and cut into records of the
     ``targets`` lengths: ``(record per item, item)``, grouped by record, in pick order."""
     n = len(targets)

@@ -41,7 +41,7 @@ class ChunkBits:
     n_rows: int
 
     @classmethod
-    def of(cls, rows: Rows) -> "ChunkBits":
+    def of(cls, rows: Rows) -> ChunkBits:
         masks: dict[str, int] = {}
         for r, row in enumerate(rows):
             bit = 1 << r
@@ -147,7 +147,9 @@ def _km_submodel(model, rows: Rows, k: int, m: int):
     return b, items, x
 
 
-def km_witnesses_cpsat(chunks: Sequence[Rows], k: int, m: int, time_limit: float | None = None) -> list[tuple[list[str], int] | None]:
+def km_witnesses_cpsat(
+    chunks: Sequence[Rows], k: int, m: int, time_limit: float | None = None
+) -> list[tuple[list[str], int] | None]:
     """The CP-SAT form of :func:`km_witness_enum` for several chunks at once.
 
     One model holds every chunk's sub-model (:func:`_km_submodel`) and requires
@@ -230,7 +232,9 @@ def covered_items_all(chunks: Sequence[Rows]) -> list[tuple[list[str], int]]:
     span = max(len(labels), 1)
     number = {label: n for n, label in enumerate(labels)}
     items = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
-    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)))
+    row_of = np.repeat(
+        np.arange(len(rows), dtype=np.int64), np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    )
     pairs = unique_int(row_of * span + items)  # distinct (sub-record, item)
     row_of, items = pairs // span, pairs % span
     row_length = np.bincount(row_of, minlength=len(rows))

@@ -28,7 +28,9 @@ from .engines import BATCH_SIZE, ENGINES, check_cover_all, check_cover_unit, che
 from .levels import K_CHECKED, M_CHECKED, level
 from .reconstruction_bounds import check_disassociation_guarantee
 
-ENGINE = Param("engine", str, "auto", "Engine per unit: cpsat, enum, both (cross-check) or auto (by size).", choices=ENGINES)
+ENGINE = Param(
+    "engine", str, "auto", "Engine per unit: cpsat, enum, both (cross-check) or auto (by size).", choices=ENGINES
+)
 
 
 def chunk_units(release: Release) -> list[tuple[dict[str, Any], tuple[tuple[str, ...], ...]]]:
@@ -58,11 +60,19 @@ class KmAnonymity(Verifier):
         k, m = level(release, params, "k"), level(release, params, "m")
         units = chunk_units(release)
         batches = [
-            (tuple(u[0] for u in units[i : i + BATCH_SIZE]), tuple(u[1] for u in units[i : i + BATCH_SIZE]), k, m, params["engine"])
+            (
+                tuple(u[0] for u in units[i : i + BATCH_SIZE]),
+                tuple(u[1] for u in units[i : i + BATCH_SIZE]),
+                k,
+                m,
+                params["engine"],
+            )
             for i in range(0, len(units), BATCH_SIZE)
         ]
         results = [r for batch in ctx.map(check_km_batch, batches, "k^m-anonymity of chunks (batches)") for r in batch]
-        return [certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start, {"k": k, "m": m})]
+        return [
+            certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start, {"k": k, "m": m})
+        ]
 
 
 def cover_freedom_claimed(release: Release) -> bool:
@@ -107,4 +117,4 @@ class DisassociationGuarantee(Verifier):
         return [check_disassociation_guarantee(release, level(release, params, "k"), level(release, params, "m"), ctx)]
 
 
-__all__ = ["KmAnonymity", "CoverFreedom", "DisassociationGuarantee", "chunk_units", "cover_freedom_claimed"]
+__all__ = ["CoverFreedom", "DisassociationGuarantee", "KmAnonymity", "chunk_units", "cover_freedom_claimed"]

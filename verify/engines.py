@@ -81,14 +81,18 @@ def check_km_batch(batch: KmBatch) -> list[UnitResult]:
         witness = next((w for w in answers.values() if w is not None), None)
         disagreement = None
         if len(answers) == 2 and (answers["enum"] is None) != (answers["cpsat"] is None):
-            disagreement = {name: (None if w is None else {"itemset": w[0], "support": w[1]}) for name, w in answers.items()}
-        results.append(UnitResult(
-            location,
-            engine,
-            None if witness is None else {**location, "itemset": witness[0], "support": witness[1], "k": k},
-            share,
-            disagreement,
-        ))
+            disagreement = {
+                name: (None if w is None else {"itemset": w[0], "support": w[1]}) for name, w in answers.items()
+            }
+        results.append(
+            UnitResult(
+                location,
+                engine,
+                None if witness is None else {**location, "itemset": witness[0], "support": witness[1], "k": k},
+                share,
+                disagreement,
+            )
+        )
     return results
 
 
@@ -102,12 +106,19 @@ CoverUnit = tuple[dict[str, Any], tuple[tuple[str, ...], ...], str]
 """(location, sub-records, requested engine)."""
 
 
-def cover_witness(location: dict[str, Any], rows: tuple[tuple[str, ...], ...], covered: list[str], s_all: int) -> dict[str, Any] | None:
+def cover_witness(
+    location: dict[str, Any], rows: tuple[tuple[str, ...], ...], covered: list[str], s_all: int
+) -> dict[str, Any] | None:
     """The witness of a chunk with covered items (None without)."""
     if not covered:
         return None
     everything = sorted({item for row in rows for item in row})
-    return {**location, "covered_items": covered, "covering_items": [i for i in everything if i not in covered], "support": s_all}
+    return {
+        **location,
+        "covered_items": covered,
+        "covering_items": [i for i in everything if i not in covered],
+        "support": s_all,
+    }
 
 
 def check_cover_unit(unit: CoverUnit) -> UnitResult:
@@ -127,7 +138,9 @@ def check_cover_unit(unit: CoverUnit) -> UnitResult:
     disagreement = None
     if len(found) == 2 and answers[0] != answers[1]:
         disagreement = {name: {"covered": c, "chunk_itemset_support": s} for name, (c, s) in found.items()}
-    return UnitResult(location, engine, cover_witness(location, rows, covered, s_all), time.perf_counter() - start, disagreement)
+    return UnitResult(
+        location, engine, cover_witness(location, rows, covered, s_all), time.perf_counter() - start, disagreement
+    )
 
 
 def check_cover_all(units: list[tuple[dict[str, Any], tuple[tuple[str, ...], ...]]]) -> list[UnitResult]:
@@ -137,5 +150,7 @@ def check_cover_all(units: list[tuple[dict[str, Any], tuple[tuple[str, ...], ...
     start = time.perf_counter()
     found = covered_items_all([rows for _, rows in units])
     share = (time.perf_counter() - start) / max(1, len(units))
-    return [UnitResult(location, "enum", cover_witness(location, rows, covered, s_all), share)
-            for (location, rows), (covered, s_all) in zip(units, found)]
+    return [
+        UnitResult(location, "enum", cover_witness(location, rows, covered, s_all), share)
+        for (location, rows), (covered, s_all) in zip(units, found)
+    ]

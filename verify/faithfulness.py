@@ -48,17 +48,37 @@ class Unfaithful(Exception):
         self.witness = witness
 
 
-def check_provenance(release: Release, original: Dataset, trail: Trail | None, release_sha256: str, digest: str) -> None:
+def check_provenance(
+    release: Release, original: Dataset, trail: Trail | None, release_sha256: str, digest: str
+) -> None:
     stated = release.provenance.get("input_sha256")
     if stated and stated != digest:
-        raise Unfaithful({"problem": "the original is not the release's input (input SHA-256 differs)", "release_states": stated, "original": digest})
+        raise Unfaithful(
+            {
+                "problem": "the original is not the release's input (input SHA-256 differs)",
+                "release_states": stated,
+                "original": digest,
+            }
+        )
     if trail is not None:
         if trail.input_sha256 and trail.input_sha256 != digest:
-            raise Unfaithful({"problem": "the trail belongs to another input (input SHA-256 differs)", "trail_states": trail.input_sha256, "original": digest})
+            raise Unfaithful(
+                {
+                    "problem": "the trail belongs to another input (input SHA-256 differs)",
+                    "trail_states": trail.input_sha256,
+                    "original": digest,
+                }
+            )
         # release_sha256 may be the SHA-256 of the release file; it equals the
         # canonical one for a file privtool wrote, otherwise recompute.
         if trail.release_sha256 and trail.release_sha256 != release_sha256 and trail.release_sha256 != release.sha256():
-            raise Unfaithful({"problem": "the trail belongs to another release (release SHA-256 differs)", "trail_states": trail.release_sha256, "release": release.sha256()})
+            raise Unfaithful(
+                {
+                    "problem": "the trail belongs to another release (release SHA-256 differs)",
+                    "trail_states": trail.release_sha256,
+                    "release": release.sha256(),
+                }
+            )
 
 
 def check_accounting(release: Release, original: Dataset, trail: Trail | None) -> int:
@@ -66,19 +86,37 @@ def check_accounting(release: Release, original: Dataset, trail: Trail | None) -
     n = original.n_records
     stats = release.stats
     if "records_in" in stats and stats["records_in"] != n:
-        raise Unfaithful({"problem": "stats.records_in is not the number of original records", "stated": stats["records_in"], "original": n})
+        raise Unfaithful(
+            {
+                "problem": "stats.records_in is not the number of original records",
+                "stated": stats["records_in"],
+                "original": n,
+            }
+        )
     suppressed = stats.get("suppressed_records", 0)
     if trail is not None:
         positions = trail.suppressed_records
         if len(set(positions)) != len(positions) or any(not 0 <= p < n for p in positions):
             raise Unfaithful({"problem": "the trail's suppressed records are repeated or out of range"})
         if "suppressed_records" in stats and stats["suppressed_records"] != len(positions):
-            raise Unfaithful({"problem": "stats.suppressed_records disagrees with the trail", "stats": stats["suppressed_records"], "trail": len(positions)})
+            raise Unfaithful(
+                {
+                    "problem": "stats.suppressed_records disagrees with the trail",
+                    "stats": stats["suppressed_records"],
+                    "trail": len(positions),
+                }
+            )
         suppressed = len(positions)
     if release.kind != "disassociated":
         if len(release.records) + suppressed != n:
-            raise Unfaithful({"problem": "published plus suppressed records do not add up to the original records",
-                              "published": len(release.records), "suppressed": suppressed, "original": n})
+            raise Unfaithful(
+                {
+                    "problem": "published plus suppressed records do not add up to the original records",
+                    "published": len(release.records),
+                    "suppressed": suppressed,
+                    "original": n,
+                }
+            )
     return suppressed
 
 
@@ -105,35 +143,60 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
     except OverlappingJointClusters as exc:
         raise Unfaithful({"problem": "joint clusters cross (neither disjoint nor nested)", "at": exc.args[0]}) from None
     if len(trail.cluster_of_record) != n:
-        raise Unfaithful({"problem": "trail.cluster_of_record does not list every original record", "listed": len(trail.cluster_of_record), "original": n})
+        raise Unfaithful(
+            {
+                "problem": "trail.cluster_of_record does not list every original record",
+                "listed": len(trail.cluster_of_record),
+                "original": n,
+            }
+        )
     suppressed = set(trail.suppressed_records)
     clusters = {c.id: c for c in release.clusters}
     records = [set(r) for r in original.to_label_records()]
     for entry in trail.removed_items:
-        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and 0 <= entry[0] < n and entry[1] in records[entry[0]]):
+        if not (
+            isinstance(entry, list)
+            and len(entry) == 2
+            and isinstance(entry[0], int)
+            and 0 <= entry[0] < n
+            and entry[1] in records[entry[0]]
+        ):
             raise Unfaithful({"problem": "the trail removes an item the original record does not hold", "entry": entry})
         records[entry[0]].discard(entry[1])
     members: dict[str, list[int]] = defaultdict(list)
     for position, cid in enumerate(trail.cluster_of_record):
         if cid is None:
             if position not in suppressed:
-                raise Unfaithful({"problem": "an original record is neither published nor counted as suppressed", "record": position})
+                raise Unfaithful(
+                    {"problem": "an original record is neither published nor counted as suppressed", "record": position}
+                )
             continue
         if position in suppressed:
             raise Unfaithful({"problem": "a record is both published and suppressed", "record": position})
         if cid not in clusters:
-            raise Unfaithful({"problem": "the trail names a cluster the release does not have", "record": position, "cluster": cid})
+            raise Unfaithful(
+                {"problem": "the trail names a cluster the release does not have", "record": position, "cluster": cid}
+            )
         members[cid].append(position)
     ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
     ghost_records: Counter[str] = Counter()
     for n, ghost in enumerate(trail.ghost_records):
         items = ghost["items"]
-        if not isinstance(ghost["chunk"], int) or not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-            raise InputError(f"invalid trail at $.ghost_records[{n}]: expected an integer chunk and a list of item labels.", path="trail")
+        if (
+            not isinstance(ghost["chunk"], int)
+            or not isinstance(items, list)
+            or not all(isinstance(x, str) for x in items)
+        ):
+            raise InputError(
+                f"invalid trail at $.ghost_records[{n}]: expected an integer chunk and a list of item labels.",
+                path="trail",
+            )
         ghosts[(str(ghost["cluster"]), ghost["chunk"])][tuple(sorted(items))] += 1
         ghost_records[str(ghost["cluster"])] += 1
     silent = 0  # occurrences removed without a trail entry (partial suppression)
-    shared_domains = {j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters}
+    shared_domains = {
+        j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters
+    }
     under: dict[str, list[int]] = defaultdict(list)  # joint id -> input records of every cluster under it
 
     def ancestors(node: str) -> list[str]:
@@ -146,8 +209,15 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
     for c in release.clusters:
         rows = [records[p] for p in members[c.id]]
         if not len(rows) <= c.size <= len(rows) + ghost_records[c.id]:
-            raise Unfaithful({"problem": "the cluster size is not its input records plus at most its ghost sub-records", "cluster": c.id,
-                              "size": c.size, "input_records": len(rows), "ghost_subrecords": ghost_records[c.id]})
+            raise Unfaithful(
+                {
+                    "problem": "the cluster size is not its input records plus at most its ghost sub-records",
+                    "cluster": c.id,
+                    "size": c.size,
+                    "input_records": len(rows),
+                    "ghost_subrecords": ghost_records[c.id],
+                }
+            )
         domains = [set().union(*map(set, chunk)) for chunk in c.record_chunks]
         chain = ancestors(c.id)
         for joint in chain:
@@ -156,7 +226,13 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         seen: set[str] = set()
         for d in [*domains, *outside, set(c.term_chunk)]:
             if seen & d:
-                raise Unfaithful({"problem": "an item is published in two chunks of one cluster", "cluster": c.id, "items": sorted(seen & d)})
+                raise Unfaithful(
+                    {
+                        "problem": "an item is published in two chunks of one cluster",
+                        "cluster": c.id,
+                        "items": sorted(seen & d),
+                    }
+                )
             seen |= d
         for index, (chunk, domain) in enumerate(zip(c.record_chunks, domains)):
             where = {"cluster": c.id, "record_chunk": index}
@@ -164,7 +240,13 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         remaining = set().union(*rows) - set().union(*domains, *outside) if rows else set()
         invented = set(c.term_chunk) - remaining
         if invented:
-            raise Unfaithful({"problem": "the term chunk holds items the cluster's records do not", "cluster": c.id, "invented": sorted(invented)[:10]})
+            raise Unfaithful(
+                {
+                    "problem": "the term chunk holds items the cluster's records do not",
+                    "cluster": c.id,
+                    "invented": sorted(invented)[:10],
+                }
+            )
         lost = remaining - set(c.term_chunk)  # items published nowhere
         if lost:
             silent += sum(len(row & lost) for row in rows)
@@ -183,13 +265,23 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
     if silent:
         stated = release.stats.get("suppressed_item_occurrences")
         if stated != silent + len(trail.removed_items):
-            raise Unfaithful({"problem": "item occurrences are missing from the release and not counted as suppressed",
-                              "missing_occurrences": silent, "trail_removed_items": len(trail.removed_items),
-                              "stats_suppressed_item_occurrences": stated})
+            raise Unfaithful(
+                {
+                    "problem": "item occurrences are missing from the release and not counted as suppressed",
+                    "missing_occurrences": silent,
+                    "trail_removed_items": len(trail.removed_items),
+                    "stats_suppressed_item_occurrences": stated,
+                }
+            )
     return silent
 
 
-def _chunk_removals(where: dict[str, Any], chunk: list[list[str]], projection: Counter[tuple[str, ...]], ghosts: Counter[tuple[str, ...]]) -> int:
+def _chunk_removals(
+    where: dict[str, Any],
+    chunk: list[list[str]],
+    projection: Counter[tuple[str, ...]],
+    ghosts: Counter[tuple[str, ...]],
+) -> int:
     """Item occurrences removed from a chunk's sub-records without a trail entry.
 
     The chunk must be the projection plus the trail's ghosts; failing that, its
@@ -200,20 +292,32 @@ def _chunk_removals(where: dict[str, Any], chunk: list[list[str]], projection: C
     if got == projection + ghosts:
         return 0
     if ghosts - got:
-        raise Unfaithful({"problem": "a ghost sub-record of the trail is not published", **where,
-                          "ghosts": [list(r) for r in sorted(ghosts - got)][:5]})
+        raise Unfaithful(
+            {
+                "problem": "a ghost sub-record of the trail is not published",
+                **where,
+                "ghosts": [list(r) for r in sorted(ghosts - got)][:5],
+            }
+        )
     rest = got - ghosts
     unmatched = unmatched_subsets(list(rest.elements()), list(projection.elements()))
     if unmatched:
-        raise Unfaithful({"problem": "a chunk holds sub-records that its records do not explain", **where,
-                          "published_not_in_input": [list(r) for r in sorted(unmatched)][:5],
-                          "input_not_published": [list(r) for r in sorted(projection - got)][:5]})
+        raise Unfaithful(
+            {
+                "problem": "a chunk holds sub-records that its records do not explain",
+                **where,
+                "published_not_in_input": [list(r) for r in sorted(unmatched)][:5],
+                "input_not_published": [list(r) for r in sorted(projection - got)][:5],
+            }
+        )
     return sum(len(r) * n for r, n in projection.items()) - sum(len(r) * n for r, n in rest.items())
 
 
 class Faithfulness(Verifier):
     name = "faithfulness"
-    summary = "The release is what the method should have made from the original (needs --original; --trail for clusters)."
+    summary = (
+        "The release is what the method should have made from the original (needs --original; --trail for clusters)."
+    )
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated", "generalized", "sanitized")
     criterion: ClassVar[str] = "faithfulness"
@@ -241,7 +345,13 @@ class Faithfulness(Verifier):
             if release.kind == "disassociated":
                 assert evidence.trail is not None
                 details["clusters"] = len(release.clusters)
-                details["removed_without_trail_entry"] = check_disassociated_content(release, evidence.original, evidence.trail)
+                details["removed_without_trail_entry"] = check_disassociated_content(
+                    release, evidence.original, evidence.trail
+                )
         except Unfaithful as failure:
-            return [Certificate(self.name, False, "direct", units, round(time.perf_counter() - start, 4), failure.witness, details)]
+            return [
+                Certificate(
+                    self.name, False, "direct", units, round(time.perf_counter() - start, 4), failure.witness, details
+                )
+            ]
         return [Certificate(self.name, True, "direct", units, round(time.perf_counter() - start, 4), None, details)]

@@ -44,7 +44,11 @@ class KAnonymity(Verifier):
             n, record = small[0]
             witness = {"record": list(record), "occurrences": n, "k": k}
             details["witnesses"] = [{"record": list(r), "occurrences": c} for c, r in small[1:21]]
-        return [Certificate(self.name, not small, "count", len(counts), round(time.perf_counter() - start, 4), witness, details)]
+        return [
+            Certificate(
+                self.name, not small, "count", len(counts), round(time.perf_counter() - start, 4), witness, details
+            )
+        ]
 
 
 def hierarchy_problem(hierarchy: dict[str, Any]) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
@@ -103,7 +107,9 @@ class HierarchyConsistency(Verifier):
         details: dict[str, Any] = {"checked_against_original": evidence.original is not None}
 
         def done(holds: bool, witness: dict[str, Any] | None, units: int) -> list[Certificate]:
-            return [Certificate(self.name, holds, "direct", units, round(time.perf_counter() - start, 4), witness, details)]
+            return [
+                Certificate(self.name, holds, "direct", units, round(time.perf_counter() - start, 4), witness, details)
+            ]
 
         parent, problem = hierarchy_problem(hierarchy)
         if problem is not None:
@@ -113,7 +119,9 @@ class HierarchyConsistency(Verifier):
         for record in release.records:
             for label in record:
                 if label not in nodes:
-                    return done(False, {"problem": "a published label is not a node of the hierarchy", "label": label}, 0)
+                    return done(
+                        False, {"problem": "a published label is not a node of the hierarchy", "label": label}, 0
+                    )
         if evidence.original is None:
             return done(True, None, len(release.records))
         ancestors = ancestors_of(parent, hierarchy["root"])
@@ -123,7 +131,9 @@ class HierarchyConsistency(Verifier):
                 return done(False, {"problem": "an original item is not in the hierarchy", "item": label}, 0)
         trail = evidence.trail
         groups = trail.notes.get("groups") if trail is not None else None
-        if isinstance(groups, dict) and assignment_is_matching(release.records, originals, trail.cluster_of_record, groups, ancestors):
+        if isinstance(groups, dict) and assignment_is_matching(
+            release.records, originals, trail.cluster_of_record, groups, ancestors
+        ):
             details["matching"] = "the trail's assignment, checked record by record"
             return done(True, None, len(release.records))
         unmatched = unmatched_generalizations([tuple(r) for r in release.records], originals, ancestors)

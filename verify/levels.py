@@ -24,5 +24,7 @@ def level(release: Release, params: dict[str, Any], name: str) -> int:
         raise ParameterError(f"the release states no {name}; pass --{name}.")
     minimum = 2 if name == "k" else 1
     if not isinstance(stated, int) or isinstance(stated, bool) or stated < minimum:
-        raise ParameterError(f"the release's params.{name} must be an integer of at least {minimum}, not {stated!r}; pass --{name}.")
+        raise ParameterError(
+            f"the release's params.{name} must be an integer of at least {minimum}, not {stated!r}; pass --{name}."
+        )
     return stated

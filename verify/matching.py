@@ -46,7 +46,9 @@ def _flow_unmatched(
     return _scipy_unmatched(published, originals, lists)
 
 
-def _augmenting_unmatched(published: Counter[Record], originals: Counter[Record], lists: dict[Record, list[Record]]) -> Counter[Record]:
+def _augmenting_unmatched(
+    published: Counter[Record], originals: Counter[Record], lists: dict[Record, list[Record]]
+) -> Counter[Record]:
     """Kuhn's augmenting paths for a b-matching: each copy of a published record
     needs one slot of a candidate original group (``originals[o]`` slots). A
     search visits each original group at most once (a depth-first search in
@@ -76,7 +78,9 @@ def _augmenting_unmatched(published: Counter[Record], originals: Counter[Record]
     return unmatched
 
 
-def _scipy_unmatched(published: Counter[Record], originals: Counter[Record], lists: dict[Record, list[Record]]) -> Counter[Record]:
+def _scipy_unmatched(
+    published: Counter[Record], originals: Counter[Record], lists: dict[Record, list[Record]]
+) -> Counter[Record]:
     """The same by scipy's Dinic maximum flow: source -> published group
     (capacity: its multiplicity) -> every candidate original group (capacity:
     the published multiplicity, i.e. unbounded) -> sink (capacity: the
@@ -97,7 +101,9 @@ def _scipy_unmatched(published: Counter[Record], originals: Counter[Record], lis
         return Counter(published)
     for o, n in orig.items():
         tails.append(first_o + n), heads.append(sink), caps.append(originals[o])
-    graph = csr_array((np.asarray(caps, dtype=np.int32), (np.asarray(tails), np.asarray(heads))), shape=(sink + 1, sink + 1))
+    graph = csr_array(
+        (np.asarray(caps, dtype=np.int32), (np.asarray(tails), np.asarray(heads))), shape=(sink + 1, sink + 1)
+    )
     sent = maximum_flow(graph, 0, sink, method="dinic").flow[[0], 1 : 1 + len(pub)].toarray().ravel().tolist()
     return Counter({p: published[p] - s for p, s in zip(pub, sent) if s < published[p]})
 

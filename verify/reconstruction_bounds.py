@@ -102,7 +102,9 @@ def joint_parents(release: Release) -> dict[str, str]:
 
 def cluster_views(release: Release, m: int, k: int, parent: dict[str, str]) -> list[ClusterView]:
     """One view per cluster; ``parent`` is :func:`joint_parents` of the release."""
-    shared = {j.id: tuple(tuple(tuple(row) for row in chunk) for chunk in j.shared_chunks) for j in release.joint_clusters}
+    shared = {
+        j.id: tuple(tuple(tuple(row) for row in chunk) for chunk in j.shared_chunks) for j in release.joint_clusters
+    }
     views = []
     for c in release.clusters:
         chain, node = [], c.id
@@ -111,7 +113,17 @@ def cluster_views(release: Release, m: int, k: int, parent: dict[str, str]) -> l
             if any(node == j for j, _ in chain):
                 raise OverlappingJointClusters(node)
             chain.append((node, shared[node]))
-        views.append((c.id, c.size, tuple(tuple(tuple(row) for row in ch) for ch in c.record_chunks), tuple(c.term_chunk), tuple(chain), m, k))
+        views.append(
+            (
+                c.id,
+                c.size,
+                tuple(tuple(tuple(row) for row in ch) for ch in c.record_chunks),
+                tuple(c.term_chunk),
+                tuple(chain),
+                m,
+                k,
+            )
+        )
     return views
 
 
@@ -290,22 +302,34 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
         parent = joint_parents(release)
         views = cluster_views(release, m, k, parent)
     except OverlappingJointClusters as exc:
-        details["reason"] = f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); the closed form does not cover it"
-        return Certificate("disassociation-guarantee", None, "closed-form", 0, round(time.perf_counter() - start, 4), None, details)
+        details["reason"] = (
+            f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); the closed form does not cover it"
+        )
+        return Certificate(
+            "disassociation-guarantee", None, "closed-form", 0, round(time.perf_counter() - start, 4), None, details
+        )
     # A lower bound of every cluster's in-cluster maximum: min(|P|, the smallest
     # sub-k support inside its record chunks and the shared chunks above it).
     # Only clusters whose bound is below k can hold an itemset that fails.
     floors = ctx.map(cluster_floor, [(v[1], v[2], k, m) for v in views], "disassociation guarantee: cluster floors")
-    shared_units = [(j.id, tuple(tuple(row) for row in chunk)) for j in release.joint_clusters for chunk in j.shared_chunks]
+    shared_units = [
+        (j.id, tuple(tuple(row) for row in chunk)) for j in release.joint_clusters for chunk in j.shared_chunks
+    ]
     shared_floor: dict[str, int] = defaultdict(lambda: INFINITE)
-    for (joint, _), low in zip(shared_units, ctx.map(chunk_floor, [(rows, k, m) for _, rows in shared_units], "shared chunk floors")):
+    for (joint, _), low in zip(
+        shared_units, ctx.map(chunk_floor, [(rows, k, m) for _, rows in shared_units], "shared chunk floors")
+    ):
         shared_floor[joint] = min(shared_floor[joint], low)
     weak = [view for view, low in zip(views, floors) if min([low, *(shared_floor[j] for j, _ in view[4])]) < k]
     candidates = sorted({i for found in ctx.map(suspects, weak, "disassociation guarantee: suspects") for i in found})
     by_item: dict[str, list[int]] = defaultdict(list)
     if candidates:
         for n, view in enumerate(views):
-            for item in {*view[3], *(x for ch in view[2] for row in ch for x in row), *(x for _, chunks in view[4] for ch in chunks for row in ch for x in row)}:
+            for item in {
+                *view[3],
+                *(x for ch in view[2] for row in ch for x in row),
+                *(x for _, chunks in view[4] for ch in chunks for row in ch for x in row),
+            }:
                 by_item[item].append(n)
     sources: dict[int, _Sources] = {}
     failing = []
@@ -327,4 +351,12 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
         support, itemset = failing[0]
         witness = {"itemset": list(itemset), "max_support": support, "k": k}
         details["witnesses"] = [{"itemset": list(i), "max_support": s} for s, i in failing[1:21]]
-    return Certificate("disassociation-guarantee", not failing, "closed-form", len(views), round(time.perf_counter() - start, 4), witness, details)
+    return Certificate(
+        "disassociation-guarantee",
+        not failing,
+        "closed-form",
+        len(views),
+        round(time.perf_counter() - start, 4),
+        witness,
+        details,
+    )

@@ -32,7 +32,9 @@ def applicable(registry: Registry, release: Release, only: Sequence[str] = ()) -
         for name in only:
             verifier = registry.get("verifier", name)
             if release.kind not in verifier.applies_to:
-                raise ParameterError(f"verifier {name!r} applies to {', '.join(verifier.applies_to)} releases, not {release.kind}.")
+                raise ParameterError(
+                    f"verifier {name!r} applies to {', '.join(verifier.applies_to)} releases, not {release.kind}."
+                )
             chosen.append(verifier)
         return chosen
     return verifiers
@@ -40,8 +42,11 @@ def applicable(registry: Registry, release: Release, only: Sequence[str] = ()) -
 
 def stated_parameters_certificate(release: Release, checked: dict[str, Any]) -> Certificate:
     stated = {name: release.params[name] for name in ("k", "m") if name in release.params}
-    weaker = {name: {"stated": stated[name], "checked": checked.get(name)} for name in stated
-              if checked.get(name) is None or checked[name] < stated[name]}
+    weaker = {
+        name: {"stated": stated[name], "checked": checked.get(name)}
+        for name in stated
+        if checked.get(name) is None or checked[name] < stated[name]
+    }
     return Certificate(
         "stated-parameters",
         not weaker,

@@ -42,7 +42,9 @@ def sensitive_rules(release: Release) -> list[tuple[list[str], list[str]]]:
             and all(isinstance(side, list) and side and all(isinstance(x, str) for x in side) for side in rule)
         )
         if not ok:
-            raise InputError(f"params.sensitive_rules[{i}] is not [[antecedent labels], [consequent labels]]", path="release")
+            raise InputError(
+                f"params.sensitive_rules[{i}] is not [[antecedent labels], [consequent labels]]", path="release"
+            )
         rules.append((list(rule[0]), list(rule[1])))
     return rules
 
@@ -92,14 +94,28 @@ class RuleHiding(Verifier):
         failing = []
         for antecedent, consequent in rules:
             s_xy, s_x = rule_counts(release.records, antecedent, consequent)
-            row = {"antecedent": antecedent, "consequent": consequent, "support": s_xy, "antecedent_support": s_x,
-                   "confidence": round(s_xy / s_x, 6) if s_x else None}
+            row = {
+                "antecedent": antecedent,
+                "consequent": consequent,
+                "support": s_xy,
+                "antecedent_support": s_x,
+                "confidence": round(s_xy / s_x, 6) if s_x else None,
+            }
             evidence_rows.append(row)
             if not rule_hidden(s_xy, s_x, min_support, min_confidence):
                 failing.append(row)
-        details = {"min_support": min_support, "min_confidence": min_confidence, "rules": evidence_rows, "violations": len(failing)}
+        details = {
+            "min_support": min_support,
+            "min_confidence": min_confidence,
+            "rules": evidence_rows,
+            "violations": len(failing),
+        }
         witness = {**failing[0], "min_support": min_support, "min_confidence": min_confidence} if failing else None
-        return [Certificate(self.name, not failing, "count", len(rules), round(time.perf_counter() - start, 4), witness, details)]
+        return [
+            Certificate(
+                self.name, not failing, "count", len(rules), round(time.perf_counter() - start, 4), witness, details
+            )
+        ]
 
 
 class RemovalOnly(Verifier):
@@ -114,7 +130,9 @@ class RemovalOnly(Verifier):
         details: dict[str, Any] = {}
 
         def done(holds: bool | None, witness: dict[str, Any] | None, engine: str, units: int) -> list[Certificate]:
-            return [Certificate(self.name, holds, engine, units, round(time.perf_counter() - start, 4), witness, details)]
+            return [
+                Certificate(self.name, holds, engine, units, round(time.perf_counter() - start, 4), witness, details)
+            ]
 
         if evidence.original is None:
             details["reason"] = "needs --original"
@@ -125,10 +143,20 @@ class RemovalOnly(Verifier):
         if trail is not None:
             after = [set(r) for r in originals]
             for n, entry in enumerate(trail.removed_items):
-                ok = isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str)
+                ok = (
+                    isinstance(entry, list)
+                    and len(entry) == 2
+                    and isinstance(entry[0], int)
+                    and isinstance(entry[1], str)
+                )
                 if not ok or not 0 <= entry[0] < len(after) or entry[1] not in after[entry[0]]:
                     details["trail_entry"] = n
-                    return done(False, {"problem": "the trail removes an item the original record does not hold", "entry": entry}, "trail", len(originals))
+                    return done(
+                        False,
+                        {"problem": "the trail removes an item the original record does not hold", "entry": entry},
+                        "trail",
+                        len(originals),
+                    )
                 after[entry[0]].discard(entry[1])
             suppressed = set(trail.suppressed_records)
             expected = Counter(tuple(sorted(r)) for i, r in enumerate(after) if i not in suppressed)
@@ -136,14 +164,21 @@ class RemovalOnly(Verifier):
             if expected != got:
                 extra = sorted((got - expected).items())
                 missing = sorted((expected - got).items())
-                witness = {"problem": "the published records differ from the original minus the trail's removals",
-                           "published_not_explained": [list(r) for r, _ in extra[:5]],
-                           "expected_not_published": [list(r) for r, _ in missing[:5]]}
+                witness = {
+                    "problem": "the published records differ from the original minus the trail's removals",
+                    "published_not_explained": [list(r) for r, _ in extra[:5]],
+                    "expected_not_published": [list(r) for r, _ in missing[:5]],
+                }
                 return done(False, witness, "trail", len(originals))
             details["removed_occurrences"] = len(trail.removed_items)
             return done(True, None, "trail", len(originals))
         unmatched = unmatched_subsets(published, [tuple(r) for r in originals])
         if unmatched:
             record = sorted(unmatched)[0]
-            return done(False, {"problem": "no distinct original record contains this published record", "record": list(record)}, "matching", len(published))
+            return done(
+                False,
+                {"problem": "no distinct original record contains this published record", "record": list(record)},
+                "matching",
+                len(published),
+            )
         return done(True, None, "matching", len(published))

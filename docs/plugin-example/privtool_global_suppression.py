@@ -44,8 +44,8 @@ class GlobalSuppression(Anonymizer):
             records=kept.subset(published).to_label_records(),
             stats={
                 "records_in": dataset.n_records,
-                "records_published": int(len(published)),
-                "suppressed_records": int(len(dropped)),
+                "records_published": len(published),
+                "suppressed_records": len(dropped),
                 "item_occurrences_in": dataset.n_occurrences,
                 "item_occurrences_published": int((~removed).sum()),
             },

@@ -154,7 +154,15 @@ class TLost(Metric):
     summary = "share of frequent terms (tlost_terms, tlost_terms_everywhere) and of item occurrences (tlost_occurrences) left in term chunks"
     applies_to = ("disassociated",)
     needs = ("original",)
-    params = (Param("k", int, None, "A term is frequent when its original support is at least k (default: the release's k).", min=2),)
+    params = (
+        Param(
+            "k",
+            int,
+            None,
+            "A term is frequent when its original support is at least k (default: the release's k).",
+            min=2,
+        ),
+    )
 
     def compute(self, release: Release, evidence: Any, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         return tlost(release, evidence.original, release_k(release, params.get("k")), evidence.trail)

@@ -48,10 +48,17 @@ class _Part:
     are those whose ``owner`` is its ``id``. ``counts`` holds the support of
     every term in the part, zero for the terms in ``ignore``."""
 
-    __slots__ = ("id", "rows", "size", "counts", "ignore", "stale")
+    __slots__ = ("counts", "id", "ignore", "rows", "size", "stale")
 
     def __init__(self, pid: int, rows: np.ndarray, counts: np.ndarray, ignore: tuple[int, ...]) -> None:
-        self.id, self.rows, self.size, self.counts, self.ignore, self.stale = pid, rows, len(rows), counts, ignore, False
+        self.id, self.rows, self.size, self.counts, self.ignore, self.stale = (
+            pid,
+            rows,
+            len(rows),
+            counts,
+            ignore,
+            False,
+        )
 
 
 def items_of(dataset: Dataset, rows: np.ndarray) -> np.ndarray:

@@ -36,7 +36,9 @@ def simple_members(dis: Disassociation, plan_index: int) -> list[int]:
     return out
 
 
-def project(dataset: Dataset, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]) -> list[list[list[list[str]]]]:
+def project(
+    dataset: Dataset, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]
+) -> list[list[list[list[str]]]]:
     """For each group of records and each of its term domains, the non-empty
     projections of the group's records on the domain (lists of labels).
     Vectorised: one lookup of every occurrence's (group, term) chunk and one
@@ -80,7 +82,9 @@ PROJECT_BATCH_ROWS = 200_000
 """Records per call of :func:`project` in :func:`project_in_batches`."""
 
 
-def project_in_batches(dataset: Dataset, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]) -> list[list[list[list[str]]]]:
+def project_in_batches(
+    dataset: Dataset, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]
+) -> list[list[list[list[str]]]]:
     """:func:`project` over consecutive runs of groups holding about
     :data:`PROJECT_BATCH_ROWS` records each (a larger group alone). Groups are
     projected independently, so the result is the same as one call; the
@@ -119,7 +123,7 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in sorted(members)], shared[n]))
     record_chunks = project_in_batches(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
     clusters = [
-        Cluster(f"c{i}", int(len(rows)), chunks, [dataset.labels[t] for t in term_chunks[i]])
+        Cluster(f"c{i}", len(rows), chunks, [dataset.labels[t] for t in term_chunks[i]])
         for i, (rows, chunks) in enumerate(zip(dis.clusters, record_chunks))
     ]
     shared_occurrences = sum(len(s) for j in joint_clusters for chunk in j.shared_chunks for s in chunk)
@@ -128,7 +132,7 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     stats = {
         "records_in": dataset.n_records,
         "records_published": int(sum(len(rows) for rows in dis.clusters)),
-        "suppressed_records": int(len(dis.suppressed)),
+        "suppressed_records": len(dis.suppressed),
         "item_occurrences_in": dataset.n_occurrences,
         "item_occurrences_published": published,
         "item_occurrences_in_record_chunks": chunk_occurrences,
@@ -139,7 +143,9 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         "record_chunks": sum(len(c.record_chunks) for c in clusters),
         "shared_chunks": sum(len(j.shared_chunks) for j in joint_clusters),
     }
-    release = Release(kind="disassociated", params=dict(kind_params), stats=stats, clusters=clusters, joint_clusters=joint_clusters)
+    release = Release(
+        kind="disassociated", params=dict(kind_params), stats=stats, clusters=clusters, joint_clusters=joint_clusters
+    )
     cluster_of: list[str | None] = [None] * dataset.n_records
     for i, rows in enumerate(dis.clusters):
         name = f"c{i}"

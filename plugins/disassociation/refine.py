@@ -54,16 +54,18 @@ def _initial_groups(dataset: Dataset, clusters: list[np.ndarray], chunks: list[C
     items, local = occurrences(dataset, order)
     record_cluster = np.repeat(np.arange(len(clusters), dtype=np.int64), [len(rows) for rows in clusters])
     keys, counts = np.unique(record_cluster[local] * span + items, return_counts=True)
-    term_keys = np.fromiter(
-        (i * span + t for i, c in enumerate(chunks) for t in c.term_chunk), dtype=np.int64
-    )
+    term_keys = np.fromiter((i * span + t for i, c in enumerate(chunks) for t in c.term_chunk), dtype=np.int64)
     keep = np.isin(keys, term_keys)
     keys, counts = keys[keep], counts[keep]
     bounds = np.searchsorted(keys // span, np.arange(len(clusters) + 1)).tolist()
     terms, counts = (keys % span).tolist(), counts.tolist()
     return [
-        _Group(("c", i), rows, dict(zip(terms[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]])),
-               {t for domain in chunked.record_chunks for t in domain})
+        _Group(
+            ("c", i),
+            rows,
+            dict(zip(terms[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]])),
+            {t for domain in chunked.record_chunks for t in domain},
+        )
         for i, (rows, chunked) in enumerate(zip(clusters, chunks))
     ]
 

@@ -45,7 +45,9 @@ def published_occurrences(release: Release, original: Dataset, trail: Trail | No
         kept = np.array([c is not None for c in trail.cluster_of_record], dtype=bool)
         return int(original.sizes[kept].sum())
     if "item_occurrences_published" not in release.stats:
-        raise MissingEvidence("metric 'tlost' needs the trail (--trail TRAIL) or the release stat item_occurrences_published.")
+        raise MissingEvidence(
+            "metric 'tlost' needs the trail (--trail TRAIL) or the release stat item_occurrences_published."
+        )
     return int(release.stats["item_occurrences_published"])
 
 

@@ -130,10 +130,7 @@ def greedy_chunks(terms: ClusterTerms, k: int, m: int) -> tuple[tuple[int, ...],
 def verpart_batch(unit: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, m: int) -> list[ChunkedCluster]:
     """VERPART of consecutive clusters given as ``(cluster_sizes, record_sizes,
     items)`` (see :func:`cluster_terms`): the unit of work of ``ctx.map``."""
-    return [
-        ChunkedCluster(greedy_chunks(terms, k, m), tuple(terms.rare.tolist()))
-        for terms in cluster_terms(*unit, k)
-    ]
+    return [ChunkedCluster(greedy_chunks(terms, k, m), tuple(terms.rare.tolist())) for terms in cluster_terms(*unit, k)]
 
 
 def verpart(record_sizes: np.ndarray, items: np.ndarray, k: int, m: int) -> ChunkedCluster:

@@ -66,7 +66,9 @@ def load_hierarchy(spec: str, fmt: str, dataset: Dataset) -> Hierarchy:
         try:
             fanout = int(spec)
         except ValueError:
-            raise ParameterError(f"--hierarchy must be a fan-out (an integer) with --hierarchy-format fanout, not {spec!r}.") from None
+            raise ParameterError(
+                f"--hierarchy must be a fan-out (an integer) with --hierarchy-format fanout, not {spec!r}."
+            ) from None
         return Hierarchy.balanced(dataset.labels, fanout)
     return read_hierarchy(spec, fmt)
 
@@ -98,7 +100,9 @@ class _LocalGeneralization(Anonymizer):
         sizes = dataset.sizes
         n_nonempty = int((sizes > 0).sum())
         if n_nonempty < k:
-            raise ParameterError(f"--k {k} is larger than the {n_nonempty} non-empty records of the data; no k-anonymous release exists.")
+            raise ParameterError(
+                f"--k {k} is larger than the {n_nonempty} non-empty records of the data; no k-anonymous release exists."
+            )
         with ctx.stage(f"{self.name}: top-down partitioning", None):
             result = top_down(hier, dataset.indptr, occ_leaf, k, params["gain"])
         notes: dict[str, Any] = {"rounds": result.rounds}
@@ -109,7 +113,9 @@ class _LocalGeneralization(Anonymizer):
         check_exact_forms(result.part, result.gen, dataset.record_of_occurrence)
         return self._outcome(dataset, hier, result, k, notes)
 
-    def _outcome(self, dataset: Dataset, hier: Hierarchy, result: TopDownResult, k: int, notes: dict[str, Any]) -> Outcome:
+    def _outcome(
+        self, dataset: Dataset, hier: Hierarchy, result: TopDownResult, k: int, notes: dict[str, Any]
+    ) -> Outcome:
         part, gen = result.part, result.gen
         occ_row = dataset.record_of_occurrence
         pid, node = split_pair_key(unique_int(pair_key(part[occ_row], gen)))

@@ -180,8 +180,17 @@ class _Reallocation:
         return idx, best_a[idx], best_b[idx]
 
     # ------------------------------------------------------------ apply
-    def _apply(self, c: _Candidates, chosen: np.ndarray, open_a: np.ndarray, open_b: np.ndarray, gd_inv: np.ndarray,
-               pair_row: np.ndarray, is_a: np.ndarray, saving: np.ndarray) -> None:
+    def _apply(
+        self,
+        c: _Candidates,
+        chosen: np.ndarray,
+        open_a: np.ndarray,
+        open_b: np.ndarray,
+        gd_inv: np.ndarray,
+        pair_row: np.ndarray,
+        is_a: np.ndarray,
+        saving: np.ndarray,
+    ) -> None:
         """Move the opened classes of every chosen split, minus the donors that
         keep what stays at 0 or at least k."""
         k = self.k
@@ -245,7 +254,9 @@ class _Reallocation:
             self._merge_equal_forms()
 
 
-def reallocate(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, top: TopDownResult) -> tuple[TopDownResult, dict]:
+def reallocate(
+    hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, top: TopDownResult
+) -> tuple[TopDownResult, dict]:
     """Refine a top-down result item by item (module docstring); returns the
     new result and counts of what moved."""
     state = _Reallocation(hier, indptr, occ_leaf, k, top)

@@ -44,7 +44,9 @@ class TopDownResult:
     rounds: int
 
 
-def top_down(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, gain_rule: str = "leaves") -> TopDownResult:
+def top_down(
+    hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, gain_rule: str = "leaves"
+) -> TopDownResult:
     """Partition rows (CSR ``indptr`` over occurrences whose leaves are
     ``occ_leaf``) into k-anonymous groups; see the module docstring.
     ``gain_rule`` is ``exact`` (NCP(node) - NCP(child) per occurrence) or ``leaves`` (NCP(node)
@@ -100,7 +102,15 @@ def top_down(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, 
         # partitions without a candidate are final: drop their occurrences
         live = choice[p] >= 0
         if not live.all():
-            act, rows, p, g, leaf, child, gain = act[live], rows[live], p[live], g[live], leaf[live], child[live], gain[live]
+            act, rows, p, g, leaf, child, gain = (
+                act[live],
+                rows[live],
+                p[live],
+                g[live],
+                leaf[live],
+                child[live],
+                gain[live],
+            )
             if len(act) == 0:
                 break
         # --- expand / distribute_data: bucket = set of children used under the node
@@ -113,7 +123,9 @@ def top_down(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, 
         rank = hier.child_rank[ec].astype(np.int64)
         n_words = int(rank.max()) // _BITS + 1
         keys = np.zeros((len(brow), n_words), dtype=np.uint64)
-        np.bitwise_or.at(keys, (row_local, rank // _BITS), np.left_shift(np.uint64(1), (rank % _BITS).astype(np.uint64)))
+        np.bitwise_or.at(
+            keys, (row_local, rank // _BITS), np.left_shift(np.uint64(1), (rank % _BITS).astype(np.uint64))
+        )
         row_gain = np.bincount(row_local, weights=gain[exp], minlength=len(brow))
         if n_words == 1:
             _, key_rank = np.unique(keys[:, 0], return_inverse=True)
@@ -150,7 +162,13 @@ def top_down(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, 
 
 
 def _fill_leftovers(
-    bucket: np.ndarray, count: np.ndarray, owner: np.ndarray, row_gain: np.ndarray, need: np.ndarray, k: int, left: np.ndarray
+    bucket: np.ndarray,
+    count: np.ndarray,
+    owner: np.ndarray,
+    row_gain: np.ndarray,
+    need: np.ndarray,
+    k: int,
+    left: np.ndarray,
 ) -> None:
     """Bring every leftover below k up to k (in place on ``left``).
 

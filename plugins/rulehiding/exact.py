@@ -38,7 +38,6 @@ from .mdsrrc import Mdsrrc
 from .mfi_relevance import MfiRelevance
 from .workspace import IdRule, Workspace
 
-
 HEURISTICS: dict[str, type[RuleHidingSanitizer]] = {"mfi-relevance": MfiRelevance, "fhsar": Fhsar, "mdsrrc": Mdsrrc}
 
 
@@ -110,7 +109,9 @@ class _Model:
         thresholds = self.workspace.thresholds
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
         for rule, (by_support, by_confidence) in zip(self.workspace.rules, self.disjuncts):
-            sxy = sum(all(values.get((t, i), 1) for i in rule.xy) for t in self.workspace.original_rows(rule.xy).tolist())
+            sxy = sum(
+                all(values.get((t, i), 1) for i in rule.xy) for t in self.workspace.original_rows(rule.xy).tolist()
+            )
             sx = sum(all(values.get((t, i), 1) for i in rule.x) for t in self.workspace.original_rows(rule.x).tolist())
             self.model.AddHint(by_support, int(sxy <= thresholds.min_support - 1))
             self.model.AddHint(by_confidence, int(q * sxy - p * sx <= -1))
@@ -146,8 +147,13 @@ class Exact(RuleHidingSanitizer):
         Param("time_limit", float, 60.0, "seconds for each of the two solver stages", min=0.1),
         Param("second_objective", bool, True, "after the fewest removals, minimise the lost non-sensitive rules"),
         Param("solver_workers", int, 1, "CP-SAT search workers (1 is deterministic)", min=1),
-        Param("hint", str, "mfi-relevance", "heuristic whose solution starts the search (none: no start)",
-              choices=("none", *HEURISTICS)),
+        Param(
+            "hint",
+            str,
+            "mfi-relevance",
+            "heuristic whose solution starts the search (none: no start)",
+            choices=("none", *HEURISTICS),
+        ),
     )
 
     def hide(self, workspace: Workspace, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
@@ -203,7 +209,9 @@ class Exact(RuleHidingSanitizer):
         return notes
 
     @staticmethod
-    def _fewest_lost(m: _Model, solver: Any, status: int, keep_values: dict, params: dict[str, Any], notes: dict) -> dict:
+    def _fewest_lost(
+        m: _Model, solver: Any, status: int, keep_values: dict, params: dict[str, Any], notes: dict
+    ) -> dict:
         cp_model, model, workspace = m.cp_model, m.model, m.workspace
         thresholds = workspace.thresholds
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator

@@ -43,7 +43,9 @@ def _weigh(workspace: Workspace, record: int, strong: list[int]) -> tuple[float,
 
 class Fhsar(RuleHidingSanitizer):
     name = "fhsar"
-    summary = "baseline: remove the max-count item from the heaviest transaction, w = MIC / 2^(|t|-1) (Weng, Chen, Lo 2008)"
+    summary = (
+        "baseline: remove the max-count item from the heaviest transaction, w = MIC / 2^(|t|-1) (Weng, Chen, Lo 2008)"
+    )
 
     def hide(self, workspace: Workspace, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         rebuilds = 0

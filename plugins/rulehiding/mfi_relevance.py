@@ -41,9 +41,7 @@ from .base import RuleHidingSanitizer
 from .workspace import Workspace
 
 
-def non_sensitive_maximal(
-    frequent: dict[frozenset[int], int], sensitive: list[frozenset[int]]
-) -> list[frozenset[int]]:
+def non_sensitive_maximal(frequent: dict[frozenset[int], int], sensitive: list[frozenset[int]]) -> list[frozenset[int]]:
     """Maximal elements of the frequent itemsets that contain no ``sensitive`` itemset."""
     family = {s for s in frequent if not any(z <= s for z in sensitive)}
     covered: set[frozenset[int]] = set()

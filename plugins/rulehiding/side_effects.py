@@ -79,7 +79,9 @@ def side_effects(
         "ghost_rules": len(ghosts),
         "artifactual_patterns": _ratio(len(ghosts), len(after)),
         "dissimilarity": _ratio(int(np.abs(f_before - f_after).sum()), int(f_before.sum())),
-        "side_effect_factor": _ratio(len(before) - (len(after) + len(strong_sensitive)), len(before) - len(strong_sensitive)),
+        "side_effect_factor": _ratio(
+            len(before) - (len(after) + len(strong_sensitive)), len(before) - len(strong_sensitive)
+        ),
         "removed_item_occurrences": int(np.clip(f_before - f_after, 0, None).sum()),
         "added_item_occurrences": int(np.clip(f_after - f_before, 0, None).sum()),
         "modified_transactions": modified,
@@ -109,7 +111,9 @@ def release_dataset(release: Release) -> Dataset:
 
 class RuleSideEffects(Metric):
     name = "rule-side-effects"
-    summary = "hiding failure, lost and ghost rules, misses cost, dissimilarity, side-effect factor of a rule-hiding release"
+    summary = (
+        "hiding failure, lost and ghost rules, misses cost, dissimilarity, side-effect factor of a rule-hiding release"
+    )
     applies_to = ("sanitized",)
     needs = ("original",)
 

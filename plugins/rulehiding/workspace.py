@@ -33,8 +33,12 @@ class IdRule:
         return self.x | self.y
 
     @classmethod
-    def of(cls, rule: Rule, dataset: Dataset) -> "IdRule":
-        return cls(rule, frozenset(dataset.ids_of(rule.antecedent).tolist()), frozenset(dataset.ids_of(rule.consequent).tolist()))
+    def of(cls, rule: Rule, dataset: Dataset) -> IdRule:
+        return cls(
+            rule,
+            frozenset(dataset.ids_of(rule.antecedent).tolist()),
+            frozenset(dataset.ids_of(rule.consequent).tolist()),
+        )
 
 
 class Workspace:
@@ -80,7 +84,7 @@ class Workspace:
         return rows[keep]
 
     def support(self, itemset: Iterable[int]) -> int:
-        return int(len(self.rows_with(itemset)))
+        return len(self.rows_with(itemset))
 
     def items_of(self, record: int) -> set[int]:
         """The items of ``record`` now."""
@@ -128,4 +132,3 @@ class Workspace:
     def result(self) -> Dataset:
         """The sanitized records, in the original order, over the same vocabulary."""
         return apply_removals(self.dataset, ((t, i) for t, items in self.removed.items() for i in items))
-

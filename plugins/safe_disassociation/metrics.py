@@ -109,7 +109,7 @@ def rae(release: Release, evidence: Evidence, max_pairs: int = 0) -> dict[str, A
     return {
         "rae_mean": float(error.mean()) if len(error) else 0.0,
         "rae_sum": float(error.sum()),
-        "rae_pairs": int(len(error)),
+        "rae_pairs": len(error),
     }
 
 

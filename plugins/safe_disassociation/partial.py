@@ -47,7 +47,7 @@ class Suppression:
     ghosts: tuple[tuple[str, ...], tuple[str, ...]]
 
     @classmethod
-    def from_parts(cls, itemset: Sequence[str], parts: Sequence[Sequence[str]], singleton_side: int = 0) -> "Suppression":
+    def from_parts(cls, itemset: Sequence[str], parts: Sequence[Sequence[str]], singleton_side: int = 0) -> Suppression:
         """The suppression with the given partition: the first item of each pair
         goes to ``L1``, the second to ``L2``; a singleton part goes to ghost
         ``singleton_side`` (0 for ``L1``, 1 for ``L2``)."""

@@ -124,7 +124,11 @@ def sanitize_chunks(
             failed = failed_preconditions(cover.rows, cover.itemset_support, len(cover.itemset), k, m, capacity + 2)
             if failed:
                 current[index] = None
-                actions.append(ChunkAction(cover.ref, list(cover.itemset), "suppressed", failed, removed_occurrences=cover.occurrences))
+                actions.append(
+                    ChunkAction(
+                        cover.ref, list(cover.itemset), "suppressed", failed, removed_occurrences=cover.occurrences
+                    )
+                )
                 continue
             rng = seeds.rng(NAME, owner, kind, index, passes)
             suppression = draw_suppression(cover.itemset, rng)
@@ -146,7 +150,9 @@ def sanitize_chunks(
             return ChunkSetResult(current, actions, passes)
 
 
-def sanitize_cluster(cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter) -> tuple[Cluster, ChunkSetResult]:
+def sanitize_cluster(
+    cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter
+) -> tuple[Cluster, ChunkSetResult]:
     """Record chunks of one cluster (a top-level function, for ``ctx.map``)."""
     result = sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds)
     kept = [[list(row) for row in rows] for rows in result.chunks if rows is not None]
@@ -186,7 +192,9 @@ def _index_map(chunks: Sequence[Any]) -> dict[int, int]:
     return out
 
 
-def _record(trail_ghosts: list[dict[str, Any]], summary: SafeSummary, notes: list[dict[str, Any]], result: ChunkSetResult) -> None:
+def _record(
+    trail_ghosts: list[dict[str, Any]], summary: SafeSummary, notes: list[dict[str, Any]], result: ChunkSetResult
+) -> None:
     new_index = _index_map(result.chunks)
     summary.passes = max(summary.passes, result.passes)
     for action in result.actions:
@@ -198,7 +206,14 @@ def _record(trail_ghosts: list[dict[str, Any]], summary: SafeSummary, notes: lis
             summary.partial += 1
             summary.ghost_subrecords += len(action.ghosts)
             for ghost in action.ghosts:
-                trail_ghosts.append({"cluster": action.ref.owner, "chunk": new_index[action.ref.index], "kind": action.ref.kind, "items": ghost})
+                trail_ghosts.append(
+                    {
+                        "cluster": action.ref.owner,
+                        "chunk": new_index[action.ref.index],
+                        "kind": action.ref.kind,
+                        "items": ghost,
+                    }
+                )
         else:
             summary.suppressed += 1
 
@@ -223,7 +238,13 @@ def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context
     for joint in release.joint_clusters:
         capacity = joint_records(joint, sizes, joints_by_id) - 2
         result = sanitize_chunks(joint.id, SHARED, joint.shared_chunks, capacity, k, m, ctx.seeds)
-        joints.append(JointCluster(joint.id, list(joint.members), [[list(row) for row in rows] for rows in result.chunks if rows is not None]))
+        joints.append(
+            JointCluster(
+                joint.id,
+                list(joint.members),
+                [[list(row) for row in rows] for rows in result.chunks if rows is not None],
+            )
+        )
         _record(ghosts, summary, notes, result)
     safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
     safe.stats = _stats(release.stats, summary, before, safe)
@@ -261,8 +282,12 @@ def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Rele
     recount = {
         "record_chunks": sum(len(c.record_chunks) for c in release.clusters),
         "shared_chunks": sum(len(j.shared_chunks) for j in release.joint_clusters),
-        "item_occurrences_in_record_chunks": sum(len(r) for c in release.clusters for ch in c.record_chunks for r in ch),
-        "item_occurrences_in_shared_chunks": sum(len(r) for j in release.joint_clusters for ch in j.shared_chunks for r in ch),
+        "item_occurrences_in_record_chunks": sum(
+            len(r) for c in release.clusters for ch in c.record_chunks for r in ch
+        ),
+        "item_occurrences_in_shared_chunks": sum(
+            len(r) for j in release.joint_clusters for ch in j.shared_chunks for r in ch
+        ),
     }
     for key, value in recount.items():
         if key in stats:
@@ -270,7 +295,15 @@ def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Rele
     return stats
 
 
-def _trail(old: Trail, ghosts: list[dict[str, Any]], notes: list[dict[str, Any]], summary: SafeSummary, k: int, m: int, delta: int) -> Trail:
+def _trail(
+    old: Trail,
+    ghosts: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
+    summary: SafeSummary,
+    k: int,
+    m: int,
+    delta: int,
+) -> Trail:
     trail = replace(old, ghost_records=[*old.ghost_records, *ghosts], notes=dict(old.notes))
     runs = list(trail.notes.get(NAME, []))
     runs.append({"k": k, "m": m, "max_cluster_size": delta, "passes": summary.passes, "chunks": notes})

@@ -35,7 +35,11 @@ def _section_html(audit: Audit) -> list[str]:
             continue
         parts.append("<table><tr><th>source</th><th>result</th><th>detail</th></tr>")
         for verifier, cert in section.certificates:
-            detail = short_json(cert.witness, 600) if cert.witness else f"{cert.units} units, engine {cert.engine}, {cert.seconds:.2f} s"
+            detail = (
+                short_json(cert.witness, 600)
+                if cert.witness
+                else f"{cert.units} units, engine {cert.engine}, {cert.seconds:.2f} s"
+            )
             parts.append(
                 f"<tr><td>{escape(verifier)}: {escape(cert.guarantee)}</td><td>{escape(certificate_status(cert.holds))}</td>"
                 f"<td><code>{escape(detail)}</code></td></tr>"
@@ -53,7 +57,11 @@ def _section_html(audit: Audit) -> list[str]:
 def render_html(audit: Audit) -> str:
     release = audit.release
     prov = release.provenance
-    match = "" if audit.input_matches is None else (" — matches the given original" if audit.input_matches else " — DOES NOT MATCH the given original")
+    match = (
+        ""
+        if audit.input_matches is None
+        else (" — matches the given original" if audit.input_matches else " — DOES NOT MATCH the given original")
+    )
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -77,7 +85,11 @@ def render_html(audit: Audit) -> str:
                     parts.append(f"<tr><td>{escape(metric)}.{escape(key)}</td><td>{escape(_number(value))}</td></tr>")
         parts.append("</table>")
     if audit.skipped_metrics:
-        parts.append("<p class='muted'>Skipped metrics: " + escape(", ".join(f"{k} ({v})" for k, v in audit.skipped_metrics.items())) + "</p>")
+        parts.append(
+            "<p class='muted'>Skipped metrics: "
+            + escape(", ".join(f"{k} ({v})" for k, v in audit.skipped_metrics.items()))
+            + "</p>"
+        )
     parts.append("<h2>Parameters</h2><table><tr><th>parameter</th><th>value</th></tr>")
     for key, value in release.params.items():
         parts.append(f"<tr><td>{escape(str(key))}</td><td><code>{escape(short_json(value, 2000))}</code></td></tr>")

@@ -59,7 +59,13 @@ def release_shape_svg(audit: Audit) -> str:
 def results_svg(audit: Audit) -> str:
     """Per criterion: certificates that hold / are refuted, findings by severity."""
     plt = _pyplot()
-    categories = [("holds", "#2e7d32"), ("refuted", "#c62828"), ("breach", "#8e0000"), ("risk", "#f9a825"), ("info", "#90a4ae")]
+    categories = [
+        ("holds", "#2e7d32"),
+        ("refuted", "#c62828"),
+        ("breach", "#8e0000"),
+        ("risk", "#f9a825"),
+        ("info", "#90a4ae"),
+    ]
     labels = [CRITERION_TITLES[s.criterion] for s in audit.sections]
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
     bottoms = [0] * len(audit.sections)

@@ -48,13 +48,20 @@ def render_terminal(audit: Audit, console: Console) -> None:
     console.print(f"release {audit.release_path} ({audit.release.kind}), SHA-256 {audit.release_sha256}", markup=False)
     for section in audit.sections:
         if not section.certificates and not section.findings:
-            console.print(f"[bold]{CRITERION_TITLES[section.criterion]}[/]: not assessed for a {audit.release.kind} release")
+            console.print(
+                f"[bold]{CRITERION_TITLES[section.criterion]}[/]: not assessed for a {audit.release.kind} release"
+            )
             continue
-        table = Table(title=f"{CRITERION_TITLES[section.criterion]}: {section.status}", caption=CRITERION_QUESTIONS[section.criterion])
+        table = Table(
+            title=f"{CRITERION_TITLES[section.criterion]}: {section.status}",
+            caption=CRITERION_QUESTIONS[section.criterion],
+        )
         for column in ("source", "result", "detail"):
             table.add_column(column, overflow="fold")
         for verifier, cert in section.certificates:
-            detail = short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
+            detail = (
+                short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
+            )
             table.add_row(f"{verifier}: {cert.guarantee}", certificate_status(cert.holds), detail)
         for attack, finding in section.findings:
             f = redact(finding, audit.include_examples)
@@ -82,7 +89,16 @@ def _number(value: Any) -> str:
 def md_escape(text: Any) -> str:
     """Escape text for a Markdown table cell (no HTML, no pipes, no emphasis)."""
     out = str(text)
-    for char, repl in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("*", "\\*"), ("_", "\\_"), ("`", "\\`"), ("\n", " ")):
+    for char, repl in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ("|", "\\|"),
+        ("*", "\\*"),
+        ("_", "\\_"),
+        ("`", "\\`"),
+        ("\n", " "),
+    ):
         out = out.replace(char, repl)
     return out
 
@@ -93,22 +109,38 @@ def render_markdown(audit: Audit) -> str:
         "",
         f"- Release: `{md_escape(audit.release_path)}` ({audit.release.kind}), SHA-256 `{audit.release_sha256}`",
         f"- Input SHA-256 (stated): `{audit.release.provenance.get('input_sha256', 'unknown')}`"
-        + ("" if audit.input_matches is None else f"; checked against the given original: {'matches' if audit.input_matches else 'DOES NOT MATCH'}"),
-        f"- privtool {audit.privtool_version}; plugins: " + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in audit.release.provenance.get("plugins", {}).items()),
+        + (
+            ""
+            if audit.input_matches is None
+            else f"; checked against the given original: {'matches' if audit.input_matches else 'DOES NOT MATCH'}"
+        ),
+        f"- privtool {audit.privtool_version}; plugins: "
+        + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in audit.release.provenance.get("plugins", {}).items()),
         f"- Seed: {audit.release.provenance.get('seed', 'unknown')}",
         "- Parameters: " + ", ".join(f"{md_escape(k)}={md_escape(v)}" for k, v in audit.release.params.items()),
         "",
     ]
     for section in audit.sections:
-        lines += [f"## {CRITERION_TITLES[section.criterion]}: {section.status}", "", f"_{CRITERION_QUESTIONS[section.criterion]}_", ""]
+        lines += [
+            f"## {CRITERION_TITLES[section.criterion]}: {section.status}",
+            "",
+            f"_{CRITERION_QUESTIONS[section.criterion]}_",
+            "",
+        ]
         if section.certificates or section.findings:
             lines += ["| source | result | detail |", "|---|---|---|"]
         for verifier, cert in section.certificates:
-            detail = short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
-            lines.append(f"| {md_escape(verifier)}: {md_escape(cert.guarantee)} | {certificate_status(cert.holds)} | {md_escape(detail)} |")
+            detail = (
+                short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
+            )
+            lines.append(
+                f"| {md_escape(verifier)}: {md_escape(cert.guarantee)} | {certificate_status(cert.holds)} | {md_escape(detail)} |"
+            )
         for attack, finding in section.findings:
             f = redact(finding, audit.include_examples)
-            lines.append(f"| {md_escape(attack)} | {f.severity} | {md_escape(f.title)} {md_escape(short_json(f.evidence))} |")
+            lines.append(
+                f"| {md_escape(attack)} | {f.severity} | {md_escape(f.title)} {md_escape(short_json(f.evidence))} |"
+            )
         lines.append("")
     if audit.metrics:
         lines += ["## Metrics", "", "| metric | value |", "|---|---:|"]
@@ -118,7 +150,11 @@ def render_markdown(audit: Audit) -> str:
                     lines.append(f"| {md_escape(metric)}.{md_escape(key)} | {_number(value)} |")
         lines.append("")
     if audit.skipped_metrics:
-        lines += ["Skipped metrics: " + ", ".join(f"{md_escape(k)} ({md_escape(v)})" for k, v in audit.skipped_metrics.items()), ""]
+        lines += [
+            "Skipped metrics: "
+            + ", ".join(f"{md_escape(k)} ({md_escape(v)})" for k, v in audit.skipped_metrics.items()),
+            "",
+        ]
     if audit.reproduce:
         lines += ["## Reproduce", "", "```", audit.reproduce, "```", ""]
     return "\n".join(lines)

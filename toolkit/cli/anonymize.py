@@ -31,11 +31,17 @@ from .common import (
 )
 @click.argument("data", required=False)
 @click.option("--method", default=None, help="The anonymizer to run (see --list).")
-@click.option("--sanitizer", "sanitizers", multiple=True, help="A sanitizer applied to the release (repeatable, in order).")
+@click.option(
+    "--sanitizer", "sanitizers", multiple=True, help="A sanitizer applied to the release (repeatable, in order)."
+)
 @click.option("--format", "fmt", default=None, help="Input format (default: from the extension).")
 @click.option("-o", "--output", default=None, metavar="RELEASE.json", help="Where to write the release.")
-@click.option("--trail", default=None, metavar="TRAIL.json", help="Also write the private audit trail (never publish it).")
-@click.option("--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win).")
+@click.option(
+    "--trail", default=None, metavar="TRAIL.json", help="Also write the private audit trail (never publish it)."
+)
+@click.option(
+    "--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win)."
+)
 @click.option("--list", "list_methods", is_flag=True, help="List the methods and sanitizers with their options.")
 @run_options
 @click.pass_context
@@ -81,5 +87,7 @@ def command(
     write_outcome(outcome, output, trail)
     if not run.quiet:
         stats = outcome.release.stats
-        stderr_console().print(f"wrote {output} ({outcome.release.kind}; {', '.join(f'{k}={v}' for k, v in stats.items())})")
+        stderr_console().print(
+            f"wrote {output} ({outcome.release.kind}; {', '.join(f'{k}={v}' for k, v in stats.items())})"
+        )
     return 0

@@ -36,10 +36,19 @@ SEVERITY_STYLE = {"breach": "bold red", "risk": "yellow", "info": "dim"}
 @click.option("--format", "fmt", default=None, help="Format of --original (default: from the extension).")
 @click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of the release.")
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable).")
-@click.option("--known", type=click.IntRange(min=1), default=None, help="Items the adversary knows (default: the release's m).")
-@click.option("--targets", type=click.IntRange(min=1), default=None, help="Attack a seeded sample of this many targets (default: all).")
+@click.option(
+    "--known", type=click.IntRange(min=1), default=None, help="Items the adversary knows (default: the release's m)."
+)
+@click.option(
+    "--targets",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Attack a seeded sample of this many targets (default: all).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@click.option("--max-rows", type=click.IntRange(min=1), default=30, show_default=True, help="Findings shown in the table.")
+@click.option(
+    "--max-rows", type=click.IntRange(min=1), default=30, show_default=True, help="Findings shown in the table."
+)
 @run_options
 @click.pass_context
 def command(
@@ -76,7 +85,12 @@ def command(
                 "kind": release.kind,
                 "breaches": breaches,
                 "attacks": [
-                    {"attack": r.attack, "params": r.params, "seconds": round(r.seconds, 3), "findings": [f.to_json() for f in r.findings]}
+                    {
+                        "attack": r.attack,
+                        "params": r.params,
+                        "seconds": round(r.seconds, 3),
+                        "findings": [f.to_json() for f in r.findings],
+                    }
                     for r in runs
                 ],
             }

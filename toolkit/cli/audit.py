@@ -34,12 +34,33 @@ RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
 
 @click.command("audit", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("release_path", metavar="RELEASE")
-@click.option("--original", default=None, metavar="DATA", help="The original dataset (enables faithfulness checks and linkage attacks).")
+@click.option(
+    "--original",
+    default=None,
+    metavar="DATA",
+    help="The original dataset (enables faithfulness checks and linkage attacks).",
+)
 @click.option("--data-format", "data_format", default=None, help="Format of --original (default: from the extension).")
 @click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of the release.")
-@click.option("--format", "report_format", type=click.Choice(["terminal", "json", "md", "html"]), default="terminal", show_default=True)
-@click.option("-o", "--output", default=None, metavar="REPORT", help="Where to write the report (required unless --format terminal).")
-@click.option("--include-examples", is_flag=True, help="Include original records in the evidence (never do this for a report you publish).")
+@click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(["terminal", "json", "md", "html"]),
+    default="terminal",
+    show_default=True,
+)
+@click.option(
+    "-o",
+    "--output",
+    default=None,
+    metavar="REPORT",
+    help="Where to write the report (required unless --format terminal).",
+)
+@click.option(
+    "--include-examples",
+    is_flag=True,
+    help="Include original records in the evidence (never do this for a report you publish).",
+)
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
 @run_options
 @click.pass_context
@@ -60,12 +81,26 @@ def command(
         raise ParameterError(f"audit --format {report_format} needs -o REPORT.")
     registry = app(ctx).registry
     release = read_release(release_path)
-    components = [*select(registry, "verifier", release, ()), *select(registry, "attack", release, attacks), *select(registry, "metric", release, ())]
+    components = [
+        *select(registry, "verifier", release, ()),
+        *select(registry, "attack", release, attacks),
+        *select(registry, "metric", release, ()),
+    ]
     spec = merge_specs(c.params for c in components)
     options, read_options = options_and_format_options(registry, original, data_format, ctx.args, spec, "audit")
     evidence = load_evidence(registry, original, data_format, trail, read_options)
     with running(run) as run_ctx:
-        audit = build_audit(registry, release, release_path, file_sha256(release_path), evidence, options, run_ctx, include_examples, attacks)
+        audit = build_audit(
+            registry,
+            release,
+            release_path,
+            file_sha256(release_path),
+            evidence,
+            options,
+            run_ctx,
+            include_examples,
+            attacks,
+        )
     if report_format == "terminal":
         render_terminal(audit, stdout_console())
     else:

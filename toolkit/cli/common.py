@@ -77,14 +77,31 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     to a command, which receives them as one ``run: RunSettings`` argument."""
 
     @functools.wraps(f)
-    def command(*args: Any, seed: int, executor: str, workers: int | None, scheduler: str | None, quiet: bool, **kwargs: Any) -> Any:
+    def command(
+        *args: Any, seed: int, executor: str, workers: int | None, scheduler: str | None, quiet: bool, **kwargs: Any
+    ) -> Any:
         return f(*args, run=RunSettings(seed, executor, workers, scheduler, quiet), **kwargs)
 
     command = click.option("--quiet", "-q", is_flag=True, help="No progress bars.")(command)
-    command = click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address (with --executor dask); none starts a local cluster.")(command)
-    command = click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")(command)
-    command = click.option("--executor", type=click.Choice(EXECUTOR_NAMES), default="process", show_default=True, help="Where per-cluster/per-chunk work runs; the result is the same for every choice.")(command)
-    command = click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")(command)
+    command = click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address (with --executor dask); none starts a local cluster.",
+    )(command)
+    command = click.option(
+        "--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores)."
+    )(command)
+    command = click.option(
+        "--executor",
+        type=click.Choice(EXECUTOR_NAMES),
+        default="process",
+        show_default=True,
+        help="Where per-cluster/per-chunk work runs; the result is the same for every choice.",
+    )(command)
+    command = click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")(
+        command
+    )
     return command
 
 
@@ -108,7 +125,9 @@ def load_config(path: str | None) -> dict[str, Any]:
         return {}
     p = Path(path)
     if not p.is_file():
-        raise InputError("no such config file" if not p.exists() else "expected a config file, found a directory", path=p)
+        raise InputError(
+            "no such config file" if not p.exists() else "expected a config file, found a directory", path=p
+        )
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -166,7 +185,11 @@ def describe_params(spec: Sequence[Param]) -> str:
 
 
 def load_evidence(
-    registry: Registry, original: str | None, fmt: str | None, trail: str | None, format_options: dict[str, Any] | None = None
+    registry: Registry,
+    original: str | None,
+    fmt: str | None,
+    trail: str | None,
+    format_options: dict[str, Any] | None = None,
 ) -> Evidence:
     """What ``verify``, ``attack``, ``metrics`` and ``audit`` may read besides the
     release: the original dataset (read with its format's options) and the

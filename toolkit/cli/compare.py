@@ -13,7 +13,8 @@ import numpy as np
 from rich.live import Live
 from rich.table import Table
 
-from ..compare.methods import check as check_spec, declared
+from ..compare.methods import check as check_spec
+from ..compare.methods import declared
 from ..compare.report import write_outputs
 from ..compare.runner import grid, load_cell, run_cell
 from ..compare.spec import parse_spec
@@ -46,7 +47,10 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
         table.add_column(column)
     for row in rows[-40:]:
         table.add_row(
-            str(row["method"]), *(str(row.get(a, "")) for a in axes), str(row["repeat"]), row["status"],
+            str(row["method"]),
+            *(str(row.get(a, "")) for a in axes),
+            str(row["repeat"]),
+            row["status"],
             f"{row['seconds']:.2f}" if isinstance(row.get("seconds"), (int, float)) else "",
             {True: "[green]yes[/]", False: "[red]NO[/]"}.get(row.get("verified"), ""),
         )
@@ -62,19 +66,59 @@ def sample_records(dataset: Dataset, n: int, seed: int) -> Dataset:
 
 @click.command("compare", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("data")
-@click.option("--method", "methods", multiple=True, required=True, metavar="SPEC", help="[LABEL=]METHOD[:OPT=V,...][+SANITIZER...] (repeatable).")
+@click.option(
+    "--method",
+    "methods",
+    multiple=True,
+    required=True,
+    metavar="SPEC",
+    help="[LABEL=]METHOD[:OPT=V,...][+SANITIZER...] (repeatable).",
+)
 @click.option("--k", "ks", default=None, metavar="K1,K2,...", help="Values of k to sweep.")
 @click.option("--m", "ms", default=None, metavar="M1,M2,...", help="Values of m to sweep.")
 @click.option("--grid", "grids", multiple=True, metavar="NAME=V1,V2", help="Any other parameter to sweep (repeatable).")
-@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per cell, with seeds seed, seed+1, ...")
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Runs per cell, with seeds seed, seed+1, ...",
+)
 @click.option("--format", "fmt", default=None, help="Input format (default: from the extension).")
-@click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N", help="Run on N records of DATA drawn with the seed (kept in file order).")
-@click.option("-o", "--output", required=True, metavar="DIR", help="Output folder (created; finished cells in it are reused).")
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Run on N records of DATA drawn with the seed (kept in file order).",
+)
+@click.option(
+    "-o", "--output", required=True, metavar="DIR", help="Output folder (created; finished cells in it are reused)."
+)
 @click.option("--no-verify", is_flag=True, help="Skip verification (faster; the results say so).")
-@click.option("--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: every metric that applies).")
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="Compute only this metric (repeatable; default: every metric that applies).",
+)
 @run_options
 @click.pass_context
-def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | None, ms: str | None, grids: tuple[str, ...], repeat: int, fmt: str | None, sample: int | None, output: str, no_verify: bool, metrics: tuple[str, ...], run: RunSettings) -> int:
+def command(
+    ctx: click.Context,
+    data: str,
+    methods: tuple[str, ...],
+    ks: str | None,
+    ms: str | None,
+    grids: tuple[str, ...],
+    repeat: int,
+    fmt: str | None,
+    sample: int | None,
+    output: str,
+    no_verify: bool,
+    metrics: tuple[str, ...],
+    run: RunSettings,
+) -> int:
     """Run each method on DATA over a grid, verify and measure every release, and
     write results.csv, results.json, plots and index.html to DIR (resumable)."""
     registry = app(ctx).registry
@@ -111,12 +155,24 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         dataset = sample_records(dataset, sample, run.seed)
     input_sha = dataset.content_sha256()
     cells = grid(specs, axes, repeat, run.seed)
-    meta = {"data": data, "sample": sample, "records": dataset.n_records, "input_sha256": input_sha, "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "", "verified": not no_verify, "metrics": list(metrics) or "all that apply"}
+    meta = {
+        "data": data,
+        "sample": sample,
+        "records": dataset.n_records,
+        "input_sha256": input_sha,
+        "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "",
+        "verified": not no_verify,
+        "metrics": list(metrics) or "all that apply",
+    }
     status: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     run_executor = make_executor(run.executor, run.workers, run.scheduler)
     try:
-        live_view = nullcontext() if run.quiet else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
+        live_view = (
+            nullcontext()
+            if run.quiet
+            else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
+        )
         with live_view as live:
             for cell in cells:
                 key = cell.key(input_sha, (not no_verify, *metrics))
@@ -139,5 +195,7 @@ def command(ctx: click.Context, data: str, methods: tuple[str, ...], ks: str | N
         run_executor.close()
     write_outputs(out_dir, meta, rows, list(axes))
     if not run.quiet:
-        stderr_console().print(f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False)
+        stderr_console().print(
+            f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False
+        )
     return 0

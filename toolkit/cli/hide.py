@@ -26,33 +26,74 @@ RULE_OPTIONS = {"sensitive_rules", "min_support", "min_confidence"}
 
 @click.command("hide", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("data")
-@click.option("--rules", "rules_file", default=None, metavar="RULES", help="Sensitive rules: `a b => c` lines or rule ids.")
-@click.option("--sensitive", type=click.IntRange(min=1), default=None, metavar="N", help="Instead of --rules: hide N of the strong rules.")
-@click.option("--pick", type=click.Choice(["random", "top"]), default="random", show_default=True, help="How --sensitive rules are chosen (random: with --seed).")
-@click.option("--min-support", type=float, required=True, help="A fraction in (0, 1) of the records, or a record count >= 1.")
+@click.option(
+    "--rules", "rules_file", default=None, metavar="RULES", help="Sensitive rules: `a b => c` lines or rule ids."
+)
+@click.option(
+    "--sensitive",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Instead of --rules: hide N of the strong rules.",
+)
+@click.option(
+    "--pick",
+    type=click.Choice(["random", "top"]),
+    default="random",
+    show_default=True,
+    help="How --sensitive rules are chosen (random: with --seed).",
+)
+@click.option(
+    "--min-support", type=float, required=True, help="A fraction in (0, 1) of the records, or a record count >= 1."
+)
 @click.option("--min-confidence", type=float, required=True, help="Minimum confidence in [0, 1].")
 @click.option("--sanitizer", default="mfi-relevance", show_default=True, help="mfi-relevance, fhsar, mdsrrc or exact.")
 @click.option("-o", "--output", required=True, metavar="SANITIZED", help="The sanitized data, in the input's format.")
 @click.option("--release", default=None, metavar="RELEASE.json", help="Also write the canonical sanitized release.")
-@click.option("--trail", default=None, metavar="TRAIL.json", help="Also write the private trail of removed occurrences.")
+@click.option(
+    "--trail", default=None, metavar="TRAIL.json", help="Also write the private trail of removed occurrences."
+)
 @click.option("--format", "fmt", default=None, help="Input (and output) format (default: from the input's extension).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed (the exact solver's random seed).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or summary.")
 @click.pass_context
-def command(ctx: click.Context, data: str, rules_file: str | None, sensitive: int | None, pick: str, min_support: float, min_confidence: float, sanitizer: str,
-            output: str, release: str | None, trail: str | None, fmt: str | None, seed: int, quiet: bool) -> int:
+def command(
+    ctx: click.Context,
+    data: str,
+    rules_file: str | None,
+    sensitive: int | None,
+    pick: str,
+    min_support: float,
+    min_confidence: float,
+    sanitizer: str,
+    output: str,
+    release: str | None,
+    trail: str | None,
+    fmt: str | None,
+    seed: int,
+    quiet: bool,
+) -> int:
     """Hide the sensitive association rules of RULES in DATA."""
     registry = app(ctx).registry
     component = dataset_sanitizer(registry, sanitizer)
     extra_spec = [p for p in component.params if p.name not in RULE_OPTIONS]
-    extra, format_options = options_and_format_options(registry, data, fmt, ctx.args, extra_spec, f"sanitizer {sanitizer!r}")
+    extra, format_options = options_and_format_options(
+        registry, data, fmt, ctx.args, extra_spec, f"sanitizer {sanitizer!r}"
+    )
     fmt_name = choose_format(registry, data, fmt).name
     dataset = read_dataset(registry, data, fmt_name, format_options)
     choice = {"rules": rules_file, "sensitive": sensitive, "pick": pick if sensitive else None}
-    options = {**{k: v for k, v in choice.items() if v is not None}, "min_support": min_support, "min_confidence": min_confidence, **extra}
+    options = {
+        **{k: v for k, v in choice.items() if v is not None},
+        "min_support": min_support,
+        "min_confidence": min_confidence,
+        **extra,
+    }
     with running(RunSettings(seed, "serial", None, None, quiet)) as run_ctx:
         outcome = hide(registry, dataset, sanitizer, options, run_ctx)
-    write_dataset(registry, apply_trail_removals(dataset, outcome.trail.removed_items), output, fmt_name, format_options)
+    write_dataset(
+        registry, apply_trail_removals(dataset, outcome.trail.removed_items), output, fmt_name, format_options
+    )
     if release:
         write_outcome(outcome, release, trail)
     elif trail:
@@ -64,4 +105,3 @@ def command(ctx: click.Context, data: str, rules_file: str | None, sensitive: in
             f"from {stats['modified_records']:,} of {stats['records_in']:,} records; wrote {output}"
         )
     return 0
-

@@ -20,31 +20,62 @@ def command() -> None:
 
 @command.command("build", context_settings=FORMAT_ARGS, epilog=FORMAT_EPILOG)
 @click.argument("data", required=False)
-@click.option("--prefix", default=None, metavar="LENGTHS", help="Code-prefix hierarchy with these prefix lengths, e.g. 1,2,3.")
+@click.option(
+    "--prefix", default=None, metavar="LENGTHS", help="Code-prefix hierarchy with these prefix lengths, e.g. 1,2,3."
+)
 @click.option("--fanout", type=int, default=None, help="Balanced hierarchy with this fan-out over the sorted items.")
-@click.option("--from-paths", "from_paths", default=None, metavar="FILE", help="Convert a paths CSV (item,level1,...,root).")
+@click.option(
+    "--from-paths", "from_paths", default=None, metavar="FILE", help="Convert a paths CSV (item,level1,...,root)."
+)
 @click.option("--from-edges", "from_edges", default=None, metavar="FILE", help="Convert an edges CSV (child,parent).")
 @click.option("--format", "fmt", default=None, help="Format of DATA (default: from the extension).")
-@click.option("-o", "--output", required=True, metavar="FILE.csv", help="Where to write the hierarchy (.gz compresses).")
+@click.option(
+    "-o", "--output", required=True, metavar="FILE.csv", help="Where to write the hierarchy (.gz compresses)."
+)
 @click.option("--output-format", type=click.Choice(["paths", "edges"]), default="paths", show_default=True)
 @click.pass_context
-def build(ctx: click.Context, data: str | None, prefix: str | None, fanout: int | None, from_paths: str | None, from_edges: str | None, fmt: str | None, output: str, output_format: str) -> int:
+def build(
+    ctx: click.Context,
+    data: str | None,
+    prefix: str | None,
+    fanout: int | None,
+    from_paths: str | None,
+    from_edges: str | None,
+    fmt: str | None,
+    output: str,
+    output_format: str,
+) -> int:
     """Build a hierarchy over the items of DATA (--prefix or --fanout), or
     convert one (--from-paths / --from-edges; checked against DATA when given)."""
-    sources = [name for name, value in (("--prefix", prefix), ("--fanout", fanout), ("--from-paths", from_paths), ("--from-edges", from_edges)) if value is not None]
+    sources = [
+        name
+        for name, value in (
+            ("--prefix", prefix),
+            ("--fanout", fanout),
+            ("--from-paths", from_paths),
+            ("--from-edges", from_edges),
+        )
+        if value is not None
+    ]
     if len(sources) != 1:
         raise ParameterError("hierarchy build needs exactly one of --prefix, --fanout, --from-paths, --from-edges.")
     dataset = read_data_argument(ctx, data, fmt) if data else None
     if prefix is not None or fanout is not None:
         if dataset is None:
             raise ParameterError(f"hierarchy build {sources[0]} needs a DATA file whose items become the leaves.")
-        hierarchy = Hierarchy.from_prefixes(dataset.labels, parse_lengths(prefix)) if prefix is not None else Hierarchy.balanced(dataset.labels, fanout or 0)
+        hierarchy = (
+            Hierarchy.from_prefixes(dataset.labels, parse_lengths(prefix))
+            if prefix is not None
+            else Hierarchy.balanced(dataset.labels, fanout or 0)
+        )
     else:
         hierarchy = read_hierarchy(from_paths or from_edges or "", "paths" if from_paths else "edges")
         if dataset is not None:
             hierarchy.leaf_ids(dataset)
     hierarchy.write(output, output_format)
-    stderr_console().print(f"wrote {output} ({hierarchy.n_leaves} leaves, {hierarchy.n_nodes} nodes, depth {hierarchy.max_depth})")
+    stderr_console().print(
+        f"wrote {output} ({hierarchy.n_leaves} leaves, {hierarchy.n_nodes} nodes, depth {hierarchy.max_depth})"
+    )
     return 0
 
 
@@ -70,14 +101,24 @@ def check(ctx: click.Context, hierarchy_file: str, data: str, hierarchy_format: 
 @command.command("show")
 @click.argument("hierarchy_file", metavar="HIERARCHY")
 @click.option("--hierarchy-format", type=_IN_FORMATS, default="auto", show_default=True)
-@click.option("--depth", "max_depth", type=click.IntRange(min=0), default=2, show_default=True, help="Levels of the tree to draw.")
+@click.option(
+    "--depth", "max_depth", type=click.IntRange(min=0), default=2, show_default=True, help="Levels of the tree to draw."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the levels as JSON instead of tables.")
 def show(hierarchy_file: str, hierarchy_format: str, max_depth: int, as_json: bool) -> int:
     """Levels (nodes, leaves, fan-out per depth) and the top of the tree with leaf counts."""
     hierarchy = read_hierarchy(hierarchy_file, hierarchy_format)
     levels = hierarchy.levels()
     if as_json:
-        echo_json({"file": hierarchy_file, "root": hierarchy.root, "leaves": hierarchy.n_leaves, "nodes": hierarchy.n_nodes, "levels": levels})
+        echo_json(
+            {
+                "file": hierarchy_file,
+                "root": hierarchy.root,
+                "leaves": hierarchy.n_leaves,
+                "nodes": hierarchy.n_nodes,
+                "levels": levels,
+            }
+        )
         return 0
     console = stdout_console()
     table = Table(title=f"{hierarchy_file}: {hierarchy.n_leaves} leaves, {hierarchy.n_nodes} nodes")

@@ -42,7 +42,12 @@ from .common import (
 @click.option("--format", "fmt", default=None, help="Format of --original (default: from the extension).")
 @click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of the release.")
 @click.option("--metric", "names", multiple=True, metavar="NAME", help="Compute only this metric (repeatable).")
-@click.option("--samples", type=click.IntRange(min=1), default=None, help="Reconstructions sampled per metric (default: each metric's own).")
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Reconstructions sampled per metric (default: each metric's own).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--list", "list_metrics", is_flag=True, help="List the metrics with their options.")
 @run_options
@@ -79,7 +84,9 @@ def command(
     with running(run, progress=not as_json) as run_ctx:
         results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names))
     if as_json:
-        echo_json({"release": release, "kind": published.kind, "seed": run.seed, "metrics": [r.to_json() for r in results]})
+        echo_json(
+            {"release": release, "kind": published.kind, "seed": run.seed, "metrics": [r.to_json() for r in results]}
+        )
     else:
         _print_table(release, results)
     return 0

@@ -15,7 +15,12 @@ def command(ctx: click.Context, as_json: bool) -> int:
     """List every installed plugin with its version, source and components."""
     infos = app(ctx).registry.plugins()
     if as_json:
-        echo_json([{"name": i.name, "version": i.version, "source": i.source, "components": list(i.components)} for i in infos])
+        echo_json(
+            [
+                {"name": i.name, "version": i.version, "source": i.source, "components": list(i.components)}
+                for i in infos
+            ]
+        )
         return 0
     table = Table(title="privtool plugins")
     for column in ("plugin", "version", "source", "components"):

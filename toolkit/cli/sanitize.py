@@ -36,7 +36,9 @@ from .common import (
 @click.option("-o", "--output", default=None, metavar="OUT.json", help="Where to write the sanitized release.")
 @click.option("--trail", default=None, metavar="TRAIL.json", help="The private audit trail of RELEASE.")
 @click.option("--trail-out", default=None, metavar="NEW_TRAIL.json", help="Write the trail of the sanitized release.")
-@click.option("--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win).")
+@click.option(
+    "--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win)."
+)
 @run_options
 @click.pass_context
 def command(

@@ -63,7 +63,12 @@ def dataset_stats(dataset: Dataset, top: int = 10) -> dict:
     epilog="Options of the input format go after FILE, e.g. `privtool stats data.csv --delimiter ';'`.",
 )
 @click.argument("file", required=False)
-@click.option("--example", default=None, metavar="NAME", help="Describe an embedded example of the papers instead of a file (see docs/examples.md).")
+@click.option(
+    "--example",
+    default=None,
+    metavar="NAME",
+    help="Describe an embedded example of the papers instead of a file (see docs/examples.md).",
+)
 @click.option("--format", "fmt", default=None, help="Input format (default: from the extension; see docs/formats.md).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="How many top items to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -75,7 +80,9 @@ def command(ctx: click.Context, file: str | None, example: str | None, fmt: str 
         raise ParameterError("stats takes a FILE or --example NAME, not both.")
     if example is not None:
         if ctx.args or fmt:
-            raise ParameterError(f"format options ({' '.join([*(['--format'] if fmt else []), *ctx.args])}) apply to a FILE, not to --example.")
+            raise ParameterError(
+                f"format options ({' '.join([*(['--format'] if fmt else []), *ctx.args])}) apply to a FILE, not to --example."
+            )
         stats = dataset_stats(examples.load(example), top)
         source: dict[str, str] = {"example": example}
         title = f"example {example}"

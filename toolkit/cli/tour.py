@@ -49,8 +49,24 @@ STEPS: list[Step] = [
     Step(
         "Make some data",
         "privtool synth writes synthetic shopping baskets (IBM-Quest style, with popular items and itemsets that go together).",
-        lambda s: ["synth", "--records", str(s.records), "--items", "500", "--avg-size", "6", "--max-size", "40",
-                   "--size-distribution", "lognormal", "--seed", str(s.seed), "--quiet", "-o", str(s.path("baskets.dat"))],
+        lambda s: [
+            "synth",
+            "--records",
+            str(s.records),
+            "--items",
+            "500",
+            "--avg-size",
+            "6",
+            "--max-size",
+            "40",
+            "--size-distribution",
+            "lognormal",
+            "--seed",
+            str(s.seed),
+            "--quiet",
+            "-o",
+            str(s.path("baskets.dat")),
+        ],
     ),
     Step(
         "Look at it",
@@ -61,53 +77,122 @@ STEPS: list[Step] = [
         "Disassociate it",
         "Disassociation (Terrovitis et al.) clusters the records and splits each cluster into chunks in which every "
         "itemset of up to m=2 items occurs at least k=5 times; the private trail says which record went where.",
-        lambda s: ["anonymize", str(s.path("baskets.dat")), "--method", "disassociation", "--k", "5", "--m", "2",
-                   "-o", str(s.path("plain.json")), "--trail", str(s.path("plain-trail.json")), "--quiet"],
+        lambda s: [
+            "anonymize",
+            str(s.path("baskets.dat")),
+            "--method",
+            "disassociation",
+            "--k",
+            "5",
+            "--m",
+            "2",
+            "-o",
+            str(s.path("plain.json")),
+            "--trail",
+            str(s.path("plain-trail.json")),
+            "--quiet",
+        ],
     ),
     Step(
         "Measure what was lost",
         "Utility metrics compare the release with the original: terms lost to term chunks, top-K itemset deviation, "
         "relative error of pair supports, and how many chunks have the cover problem (PEM).",
-        lambda s: ["metrics", str(s.path("plain.json")), "--original", str(s.path("baskets.dat")),
-                   "--trail", str(s.path("plain-trail.json")), "--samples", "3", "--quiet"],
+        lambda s: [
+            "metrics",
+            str(s.path("plain.json")),
+            "--original",
+            str(s.path("baskets.dat")),
+            "--trail",
+            str(s.path("plain-trail.json")),
+            "--samples",
+            "3",
+            "--quiet",
+        ],
     ),
     Step(
         "Attack it",
         "An adversary who knows 2 items of a person tries to single them out; the cover problem (Awad et al.) can "
         "link items to a person with certainty. Exit code 1 here means the attacks found such breaches.",
-        lambda s: ["attack", str(s.path("plain.json")), "--original", str(s.path("baskets.dat")), "--targets", "300",
-                   "--max-rows", "5", "--quiet"],
+        lambda s: [
+            "attack",
+            str(s.path("plain.json")),
+            "--original",
+            str(s.path("baskets.dat")),
+            "--targets",
+            "300",
+            "--max-rows",
+            "5",
+            "--quiet",
+        ],
         accepted=(0, 1),
     ),
     Step(
         "Make it safe",
         "Safe disassociation removes the cover problem by partial suppression and ghost sub-records; only the trail "
         "knows the ghosts.",
-        lambda s: ["sanitize", str(s.path("plain.json")), "--sanitizer", "safe-disassociation",
-                   "--trail", str(s.path("plain-trail.json")), "-o", str(s.path("safe.json")),
-                   "--trail-out", str(s.path("safe-trail.json")), "--quiet"],
+        lambda s: [
+            "sanitize",
+            str(s.path("plain.json")),
+            "--sanitizer",
+            "safe-disassociation",
+            "--trail",
+            str(s.path("plain-trail.json")),
+            "-o",
+            str(s.path("safe.json")),
+            "--trail-out",
+            str(s.path("safe-trail.json")),
+            "--quiet",
+        ],
     ),
     Step(
         "Prove it",
         "privtool verify trusts nothing the anonymiser says: OR-Tools certificates (or a witness) for every "
         "guarantee, checked against the original and the trail.",
-        lambda s: ["verify", str(s.path("safe.json")), "--original", str(s.path("baskets.dat")),
-                   "--trail", str(s.path("safe-trail.json")), "--quiet"],
+        lambda s: [
+            "verify",
+            str(s.path("safe.json")),
+            "--original",
+            str(s.path("baskets.dat")),
+            "--trail",
+            str(s.path("safe-trail.json")),
+            "--quiet",
+        ],
     ),
     Step(
         "Attack it again",
         "The same attacks on the safe release.",
-        lambda s: ["attack", str(s.path("safe.json")), "--original", str(s.path("baskets.dat")), "--targets", "300",
-                   "--max-rows", "5", "--quiet"],
+        lambda s: [
+            "attack",
+            str(s.path("safe.json")),
+            "--original",
+            str(s.path("baskets.dat")),
+            "--targets",
+            "300",
+            "--max-rows",
+            "5",
+            "--quiet",
+        ],
         accepted=(0, 1),
     ),
     Step(
         "Write the compliance report",
         "privtool audit puts it together for a privacy officer: a verdict, one section per WP29 criterion, the "
         "certificates, attack findings, metrics and provenance, as one self-contained HTML file.",
-        lambda s: ["audit", str(s.path("safe.json")), "--original", str(s.path("baskets.dat")),
-                   "--trail", str(s.path("safe-trail.json")), "--format", "html", "-o", str(s.path("audit.html")),
-                   "--targets", "300", "--quiet"],
+        lambda s: [
+            "audit",
+            str(s.path("safe.json")),
+            "--original",
+            str(s.path("baskets.dat")),
+            "--trail",
+            str(s.path("safe-trail.json")),
+            "--format",
+            "html",
+            "-o",
+            str(s.path("audit.html")),
+            "--targets",
+            "300",
+            "--quiet",
+        ],
         accepted=(0, 1),
     ),
 ]
@@ -118,8 +203,16 @@ class TourStepFailed(UserError):
 
 
 @click.command("tour")
-@click.option("--dir", "directory", default=None, type=click.Path(file_okay=False), help="Where to write the tour's files (default: a new temporary folder, kept).")
-@click.option("--records", type=click.IntRange(min=10), default=5000, show_default=True, help="Size of the synthetic dataset.")
+@click.option(
+    "--dir",
+    "directory",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Where to write the tour's files (default: a new temporary folder, kept).",
+)
+@click.option(
+    "--records", type=click.IntRange(min=10), default=5000, show_default=True, help="Size of the synthetic dataset."
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic data.")
 @click.pass_context
 def command(ctx: click.Context, directory: str | None, records: int, seed: int) -> int:
@@ -140,11 +233,15 @@ def command(ctx: click.Context, directory: str | None, records: int, seed: int) 
         code = main([*plugin_flags, *arguments])
         console.print(f"[dim](step {number} took {time.perf_counter() - started:.1f} s, exit code {code})[/]")
         if code not in step.accepted:
-            raise TourStepFailed(f"tour step {number} ({step.title}) failed with exit code {code}; see the error above.")
+            raise TourStepFailed(
+                f"tour step {number} ({step.title}) failed with exit code {code}; see the error above."
+            )
     console.rule("[bold]Done")
     report = folder / "audit.html"
     if report.is_file():
-        console.print(f"[bold]The compliance report is {report}[/] (open it in a browser).", highlight=False, soft_wrap=True)
+        console.print(
+            f"[bold]The compliance report is {report}[/] (open it in a browser).", highlight=False, soft_wrap=True
+        )
     console.print(f"The tour's files are in {folder}:", highlight=False, soft_wrap=True)
     for path in sorted(folder.iterdir()):
         console.print(f"  {path}  ({path.stat().st_size:,} bytes)", highlight=False, soft_wrap=True)

@@ -17,10 +17,21 @@ from typing import Any
 from ..atomic import atomic_open, write_text_atomic
 
 
-
 def columns(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]:
     """Method, grid axes, run columns, then every measure in first-seen order."""
-    seen: list[str] = ["method", *axes, "repeat", "seed", "seconds", "verified", "certified", "refuted", "error", "verify_seconds", "cell"]
+    seen: list[str] = [
+        "method",
+        *axes,
+        "repeat",
+        "seed",
+        "seconds",
+        "verified",
+        "certified",
+        "refuted",
+        "error",
+        "verify_seconds",
+        "cell",
+    ]
     for row in rows:
         for key in row:
             if key not in seen:
@@ -43,7 +54,11 @@ def measures(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str
     for col in columns(rows, axes):
         if col in skip:
             continue
-        values = {row.get(col) for row in rows if isinstance(row.get(col), (int, float)) and not isinstance(row.get(col), bool)}
+        values = {
+            row.get(col)
+            for row in rows
+            if isinstance(row.get(col), (int, float)) and not isinstance(row.get(col), bool)
+        }
         if len(values) > 1:
             out.append(col)
     return out
@@ -84,12 +99,22 @@ def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, y
     ncols = min(3, len(ys))
     nrows = -(-len(ys) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False, layout="constrained")
-    ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float)) and not isinstance(row.get(x), bool)})
+    ticks = sorted(
+        {row[x] for row in rows if isinstance(row.get(x), (int, float)) and not isinstance(row.get(x), bool)}
+    )
     for ax, y in zip(axes.flat, ys):
         for n, (method, points) in enumerate(sorted(series(rows, x, y).items())):
             # Markers and dashes differ per method, so a method that ties another stays visible.
-            ax.plot([p[0] for p in points], [p[1] for p in points], label=method, marker=MARKERS[n % len(MARKERS)],
-                    markersize=max(3.0, 9 - 1.5 * n), zorder=2 + n, linestyle=("-", "--", ":")[n % 3], alpha=0.85)
+            ax.plot(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                label=method,
+                marker=MARKERS[n % len(MARKERS)],
+                markersize=max(3.0, 9 - 1.5 * n),
+                zorder=2 + n,
+                linestyle=("-", "--", ":")[n % 3],
+                alpha=0.85,
+            )
         if len(ticks) <= 12:
             ax.set_xticks(ticks)
         elif all(isinstance(t, int) for t in ticks):
@@ -113,11 +138,11 @@ def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, y
     return svg[svg.index("<svg") :]
 
 
-def index_html(meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], cols: Sequence[str], svgs: Mapping[str, str]) -> str:
+def index_html(
+    meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], cols: Sequence[str], svgs: Mapping[str, str]
+) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in cols)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape(_cell(row.get(c)))}</td>" for c in cols) + "</tr>" for row in rows
-    )
+    body = "".join("<tr>" + "".join(f"<td>{escape(_cell(row.get(c)))}</td>" for c in cols) + "</tr>" for row in rows)
     figures = "".join(f"<figure>{svg}</figure>" for svg in svgs.values())
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>privtool compare</title>"
@@ -138,11 +163,15 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def write_outputs(out_dir: Path, meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> None:
+def write_outputs(
+    out_dir: Path, meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], axes: Sequence[str]
+) -> None:
     """Every output file, from the rows of all finished cells."""
     cols = columns(rows, axes)
     write_csv(out_dir / "results.csv", rows, cols)
-    write_text_atomic(out_dir / "results.json", json.dumps({"meta": dict(meta), "rows": list(rows)}, indent=1, default=str) + "\n")
+    write_text_atomic(
+        out_dir / "results.json", json.dumps({"meta": dict(meta), "rows": list(rows)}, indent=1, default=str) + "\n"
+    )
     swept = [a for a in axes if len({row.get(a) for row in rows}) > 1] or list(axes)
     svgs = {}
     if swept:

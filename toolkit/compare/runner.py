@@ -49,13 +49,26 @@ class Cell:
     def key(self, input_sha256: str, measured: Sequence[Any] = ()) -> str:
         """A file-name-safe id: readable prefix plus a hash of the cell, the input
         and what is measured (verification, chosen metrics)."""
-        files = [_content_sha256(v) for v in (*self.spec.options.values(), *(v for _, v in self.point)) if isinstance(v, str)]
+        files = [
+            _content_sha256(v) for v in (*self.spec.options.values(), *(v for _, v in self.point)) if isinstance(v, str)
+        ]
         blob = json.dumps(
-            [self.spec.label, self.spec.method, self.spec.sanitizers, sorted(self.spec.options.items()), self.point, self.seed, input_sha256, list(measured)]
+            [
+                self.spec.label,
+                self.spec.method,
+                self.spec.sanitizers,
+                sorted(self.spec.options.items()),
+                self.point,
+                self.seed,
+                input_sha256,
+                list(measured),
+            ]
             + ([[f for f in files if f]] if any(files) else []),
             default=str,
         )
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.spec.label}-{'-'.join(f'{k}{v}' for k, v in self.point)}-r{self.repeat}").strip("-")
+        slug = re.sub(
+            r"[^A-Za-z0-9]+", "-", f"{self.spec.label}-{'-'.join(f'{k}{v}' for k, v in self.point)}-r{self.repeat}"
+        ).strip("-")
         return f"{slug[:60]}-{hashlib.sha256(blob.encode()).hexdigest()[:10]}"
 
 
@@ -133,7 +146,11 @@ def run_cell(
         for verifier in select(registry, "verifier", release, ()):
             for certificate in verifier.verify(release, evidence, options_for(verifier, {}), ctx):
                 if certificate.holds is not None:
-                    name = verifier.name if certificate.guarantee == verifier.name else f"{verifier.name}: {certificate.guarantee}"
+                    name = (
+                        verifier.name
+                        if certificate.guarantee == verifier.name
+                        else f"{verifier.name}: {certificate.guarantee}"
+                    )
                     (certified if certificate.holds else refuted).append(name)
         row["verified"] = bool(certified) and not refuted
         row["certified"] = "; ".join(certified)

@@ -45,4 +45,6 @@ def parse_spec(spec: str) -> MethodSpec:
     options: dict[str, Any] = {}
     for _, stage_options in stages:
         options.update(stage_options)
-    return MethodSpec(label=label.strip(), method=stages[0][0], sanitizers=tuple(s for s, _ in stages[1:]), options=options)
+    return MethodSpec(
+        label=label.strip(), method=stages[0][0], sanitizers=tuple(s for s, _ in stages[1:]), options=options
+    )
