@@ -85,7 +85,7 @@ class ChunkCover:
             "chunk": str(self.ref),
             "itemset": list(self.itemset),
             "itemset_support": self.itemset_support,
-            "supports": dict(zip(self.itemset, self.supports)),
+            "supports": dict(zip(self.itemset, self.supports, strict=False)),
             "covered": list(self.covered),
             "covering": list(self.covering),
         }
@@ -100,7 +100,7 @@ def analyse_chunk(rows: Sequence[Sequence[str]], ref: ChunkRef = ChunkRef("", RE
     full = sum(1 for row in rows if len(row) == width) if width else 0
     supports = tuple(counts[x] for x in itemset)
     if width >= 2:
-        covered = tuple(x for x, s in zip(itemset, supports) if s == full)
+        covered = tuple(x for x, s in zip(itemset, supports, strict=False) if s == full)
     else:
         covered = ()
     covering = tuple(x for x in itemset if x not in covered)

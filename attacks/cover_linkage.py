@@ -286,7 +286,7 @@ def support_findings(view: ClusterView, k: int) -> list[Finding]:
     supports: list[tuple[str, str, int]] = []
     for chunk in view.chunks:
         cover = analyse_chunk(chunk.rows, chunk.ref)
-        supports.extend((str(chunk.ref), x, s) for x, s in zip(cover.itemset, cover.supports))
+        supports.extend((str(chunk.ref), x, s) for x, s in zip(cover.itemset, cover.supports, strict=False))
     for ref, x, s in supports:
         if s < k:
             findings.append(

@@ -75,7 +75,7 @@ class CoveringRecordCounter:
         columns = covered.tocsc()
         columns.sort_indices()
         class_of_leaf, representatives = _leaf_classes(columns)
-        self.class_of = {label: int(c) for label, c in zip(leaf_labels, class_of_leaf) if c >= 0}
+        self.class_of = {label: int(c) for label, c in zip(leaf_labels, class_of_leaf, strict=False) if c >= 0}
         classes = sparse.csc_matrix(columns[:, representatives])
         self.n_classes = classes.shape[1]
         self.weights = weights

@@ -124,7 +124,7 @@ def _attack_targets(
     ]
     counts = iter(counter.many([q for target in queries for q in target]))
     out = []
-    for (position, _), target in zip(batch, queries):
+    for (position, _), target in zip(batch, queries, strict=False):
         best, best_query = 0, None
         for query in target:
             count = next(counts)

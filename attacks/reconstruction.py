@@ -181,7 +181,7 @@ class ReconstructionModel:
         for c in release.clusters:
             for i, rows in enumerate(c.record_chunks):
                 self.chunks.append(_chunk(c.id, i, False, (position[c.id],), c.size, rows))
-        for j, members in zip(release.joint_clusters, _flat_members(release, position)):
+        for j, members in zip(release.joint_clusters, _flat_members(release, position), strict=False):
             n = sum(self.clusters[p].size for p in members)
             for i, rows in enumerate(j.shared_chunks):
                 if len(rows) > n:
@@ -502,7 +502,9 @@ def component_of(release: Release, cluster_id: str) -> Release:
         kind=release.kind,
         params=dict(release.params),
         clusters=[c for c in release.clusters if c.id in members],
-        joint_clusters=[j for j, span in zip(release.joint_clusters, spans) if members.intersection(span)],
+        joint_clusters=[
+            j for j, span in zip(release.joint_clusters, spans, strict=False) if members.intersection(span)
+        ],
     )
 
 
@@ -836,7 +838,7 @@ class MaxSupportIndex:
             at = int(position[p])
             homes += [(self.codes[term], at, at + 1, _TERM, -1, 0, 0, 0) for term in cluster.terms]
         homes.sort(key=lambda home: (home[0], home[1]))
-        item, lo, hi, chunk, shared, count, record_bits, shared_bits = zip(*homes)
+        item, lo, hi, chunk, shared, count, record_bits, shared_bits = zip(*homes, strict=False)
         self.item, self.lo, self.hi, self.chunk, self.shared, self.count = (
             np.asarray(column, dtype=np.int64) for column in (item, lo, hi, chunk, shared, count)
         )
@@ -877,7 +879,7 @@ class MaxSupportIndex:
                 self.cache[key] = self.model.max_support(key)
         for start in range(0, len(small), QUERIES_PER_PASS):
             part = small[start : start + QUERIES_PER_PASS]
-            self.cache.update(zip(part, self._small_max_supports(part).tolist()))
+            self.cache.update(zip(part, self._small_max_supports(part).tolist(), strict=False))
         return [self.cache[key] for key in keys]
 
     def _small_max_supports(self, keys: list[frozenset[str]]) -> np.ndarray:
@@ -911,7 +913,9 @@ class MaxSupportIndex:
         home_a, home_b = self.shared[ea] >= 0, self.shared[eb] >= 0
         both = home_a & (self.shared[ea] == self.shared[eb])
         rows = self.shared_bits
-        limit_a[both] = [(rows[x] & rows[y]).bit_count() for x, y in zip(ea[both].tolist(), eb[both].tolist())]
+        limit_a[both] = [
+            (rows[x] & rows[y]).bit_count() for x, y in zip(ea[both].tolist(), eb[both].tolist(), strict=False)
+        ]
         home_b &= ~both
         equal_a = home_a & (self.hi[ea] - self.lo[ea] == hi - lo)
         equal_b = home_b & (self.hi[eb] - self.lo[eb] == hi - lo)
@@ -955,7 +959,7 @@ def _laminar_order(n: int, spans: Sequence[np.ndarray]) -> np.ndarray | None:
         where = np.asarray(members, dtype=np.int64)
         tops = top[where]
         inner, counts = np.unique(tops[tops >= 0], return_counts=True)
-        if any(len(sets[c]) != count for c, count in zip(inner.tolist(), counts.tolist())):
+        if any(len(sets[c]) != count for c, count in zip(inner.tolist(), counts.tolist(), strict=False)):
             return None
         children[j] = [(True, c) for c in inner.tolist()] + [(False, p) for p in where[tops < 0].tolist()]
         top[where] = j

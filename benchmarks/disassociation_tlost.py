@@ -91,7 +91,7 @@ def plot(rows: list[dict], prefix: str) -> None:
     panels = [(d, metric, refine) for d in datasets for refine in refines for metric in metrics]
     cols = len(metrics) * len(refines)
     fig, axes = plt.subplots(len(datasets), cols, figsize=(3.3 * cols, 3.2 * len(datasets)), squeeze=False)
-    for ax, (d, metric, refine) in zip(axes.flat, panels):
+    for ax, (d, metric, refine) in zip(axes.flat, panels, strict=False):
         sub = [r for r in rows if r["data"] == d and r["refine"] == refine]
         ks = sorted({r["k"] for r in sub})
         parts = [p for p in PARTITIONERS if any(r["partitioner"] == p for r in sub)]

@@ -87,7 +87,7 @@ def plot(rows: list[dict], prefix: str) -> None:
     ax.plot(x, [row["read_s"] for row in rows], "o", label="privtool read (vectorised)")
     naive = [(row["occurrences"], row["naive_s"]) for row in rows if row.get("naive_s") is not None]
     if naive:
-        ax.plot(*zip(*naive), "s", mfc="none", label="naive read (line.split + from_records)")
+        ax.plot(*zip(*naive, strict=False), "s", mfc="none", label="naive read (line.split + from_records)")
     for row in rows:
         ax.annotate(
             row["file"].split(".")[0],

@@ -176,7 +176,7 @@ def plot(results: dict, out: Path) -> None:
         ("by_delta", "max_cluster_size", "pem", "PEM (%) vs max cluster size (k=3, m=2)"),
         ("by_delta", "max_cluster_size", "rlm", "RLM (%) vs max cluster size (k=3, m=2)"),
     ]
-    for ax, (key, x, y, title) in zip(axes.flat, panels):
+    for ax, (key, x, y, title) in zip(axes.flat, panels, strict=False):
         for name, rows in results.get(key, {}).items():
             ax.plot([r[x] for r in rows], [100 * r[y] for r in rows], marker="o", label=name)
         ax.set_title(title)

@@ -31,12 +31,14 @@ def naive_reconstructions(release: Release, term_cap: int) -> list[tuple[frozens
     placements = []  # each: list of alternatives, an alternative = list of (slot, items)
     chunks = [([c.id], ch) for c in release.clusters for ch in c.record_chunks]
     chunks += [
-        (members, ch) for j, members in zip(release.joint_clusters, flat_members(release)) for ch in j.shared_chunks
+        (members, ch)
+        for j, members in zip(release.joint_clusters, flat_members(release), strict=False)
+        for ch in j.shared_chunks
     ]
     for members, chunk in chunks:
         domain = [offset[m] + s for m in members for s in range(size[m])]
         padded = [frozenset(r) for r in chunk] + [frozenset()] * (len(domain) - len(chunk))
-        placements.append([list(zip(domain, order)) for order in set(itertools.permutations(padded))])
+        placements.append([list(zip(domain, order, strict=False)) for order in set(itertools.permutations(padded))])
     for c in release.clusters:
         cap = min(term_cap, c.size)
         for term in c.term_chunk:

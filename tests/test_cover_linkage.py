@@ -66,7 +66,7 @@ def brute_links(cluster: Cluster, known: set[str]):
                 common = set(r) if common is None else common & r
             return
         for order in orders[level]:
-            walk(level + 1, [a | b for a, b in zip(records, order)])
+            walk(level + 1, [a | b for a, b in zip(records, order, strict=False)])
 
     walk(0, [frozenset()] * n)
     return common, min(counts), max(counts)

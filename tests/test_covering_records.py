@@ -41,7 +41,7 @@ def brute_force(records: list[list[str]], query: list[str], under: dict[str, set
 
 
 QUERIES = st.lists(
-    st.lists(st.sampled_from(LEAVES + ["n0", "zz"]), min_size=1, max_size=4, unique=True), min_size=1, max_size=30
+    st.lists(st.sampled_from([*LEAVES, "n0", "zz"]), min_size=1, max_size=4, unique=True), min_size=1, max_size=30
 )
 ROUTES = [
     ("dense", {"BLAS_SPEEDUP": 10**9}),

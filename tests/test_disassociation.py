@@ -37,7 +37,8 @@ TABLE1 = [
     ["Fever", "Fatigue", "Headache", "Coronavirus", "Pneumonia", "Bronchitis"],
     ["Fever", "Fatigue", "Cough", "Asthma"],
 ]
-TABLE7 = TABLE1 + [
+TABLE7 = [
+    *TABLE1,
     ["Glaucoma", "Vision loss", "Nausea", "Trabeculectomy"],
     ["Glaucoma", "Vision loss", "Nausea"],
     ["Glaucoma", "Vision loss", "Headache"],
@@ -400,9 +401,11 @@ def test_cluster_terms_match_naive_bitsets(clusters: list[list[list[int]]], k: i
         np.array([len(r) for r in records]),
         np.array([t for r in records for t in r], dtype=np.int32),
     )
-    for c, terms in zip(clusters, cluster_terms(*unit, k)):
+    for c, terms in zip(clusters, cluster_terms(*unit, k), strict=False):
         rows = [set(r) for r in c]
         naive = {t: sum(1 << i for i, r in enumerate(rows) if t in r) for t in set().union(*rows)}
         assert {t for t in naive if naive[t].bit_count() < k} == set(terms.rare.tolist())
-        assert dict(zip(terms.ids.tolist(), terms.bits)) == {t: b for t, b in naive.items() if b.bit_count() >= k}
+        assert dict(zip(terms.ids.tolist(), terms.bits, strict=False)) == {
+            t: b for t, b in naive.items() if b.bit_count() >= k
+        }
         assert terms.supports.tolist() == [naive[t].bit_count() for t in terms.ids.tolist()]

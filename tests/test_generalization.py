@@ -185,7 +185,7 @@ def test_random_properties(registry, tmp_path_factory, case, gain: str) -> None:
         # node (partition: its only one, a cut), and every published node is
         # the deepest cover of at least one original item
         cost = 0.0
-        for original, form in zip(records, published):
+        for original, form in zip(records, published, strict=False):
             used = set()
             for item in original:
                 covering = [node for node in form if node == item or nx.has_path(graph, node, item)]

@@ -71,7 +71,7 @@ def model_or_reject(release: Release, term_max_support: int | None = None) -> Re
 def queries_of(model: ReconstructionModel) -> list[frozenset[str]]:
     items = sorted(model.labels)
     queries = [frozenset(q) for n in (1, 2, 3) for q in itertools.combinations(items, n)]
-    return queries + [frozenset(), frozenset({"zz"}), frozenset({"a", "zz"})]
+    return [*queries, frozenset(), frozenset({"zz"}), frozenset({"a", "zz"})]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])

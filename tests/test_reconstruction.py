@@ -39,7 +39,7 @@ def itemsets_of(release: Release) -> list[frozenset[str]]:
         | {i for j in release.joint_clusters for ch in j.shared_chunks for r in ch for i in r}
     )
     sets = [frozenset(s) for n in (1, 2, 3) for s in itertools.combinations(items, n)]
-    return sets + [frozenset(), frozenset({"zz"}), frozenset({items[0], "zz"})] if items else [frozenset()]
+    return [*sets, frozenset(), frozenset({"zz"}), frozenset({items[0], "zz"})] if items else [frozenset()]
 
 
 # --------------------------------------------------------------- properties

@@ -64,7 +64,7 @@ def test_original_pair_supports_by_brute_force() -> None:
     records = [["1", "2", "3"], ["2", "3"], ["1"], ["3", "1", "4", "2"], []]
     data = Dataset.from_records(records)
     keys, values = original_pair_supports(data, data.n_items)
-    got = {(int(key) // data.n_items, int(key) % data.n_items): v for key, v in zip(keys, values)}
+    got = {(int(key) // data.n_items, int(key) % data.n_items): v for key, v in zip(keys, values, strict=False)}
     want = {}
     for r in records:
         for x, y in combinations(sorted(data.labels.index(i) for i in r), 2):
@@ -103,14 +103,14 @@ def test_expected_pair_supports_average_every_permutation(cluster: Cluster) -> N
             return
         # distinct arrangements: each stands for the same number of permutations
         for order in sorted(set(permutations(padded[level])), key=str) if level else [padded[0]]:
-            walk(level + 1, [a | b for a, b in zip(records, order)])
+            walk(level + 1, [a | b for a, b in zip(records, order, strict=False)])
 
     walk(0, [frozenset()] * n)
     release = Release("disassociated", params={"k": 2}, clusters=[cluster])  # a term: 1 slot (k - 1)
     index = {x: i for i, x in enumerate("abcdet")}
     keys = np.array(sorted(x * 6 + y for x, y in combinations(range(6), 2)), dtype=np.int64)
     values = expected_pair_supports(release, index, keys)
-    got = {("abcdet"[int(key) // 6], "abcdet"[int(key) % 6]): v for key, v in zip(keys, values) if v}
+    got = {("abcdet"[int(key) // 6], "abcdet"[int(key) % 6]): v for key, v in zip(keys, values, strict=False) if v}
     want = {pair: total / count for pair, total in totals.items()}
     assert got.keys() == want.keys()
     for pair in want:
@@ -130,7 +130,7 @@ def test_expected_pair_support_across_a_shared_chunk() -> None:
     )
     index = {x: i for i, x in enumerate("abst")}
     keys = np.array(sorted(x * 4 + y for x, y in combinations(range(4), 2)), dtype=np.int64)
-    got = dict(zip(keys.tolist(), expected_pair_supports(release, index, keys).tolist()))
+    got = dict(zip(keys.tolist(), expected_pair_supports(release, index, keys).tolist(), strict=False))
     assert got[0 * 4 + 2] == pytest.approx(2 * 2 / 5)  # a, s
     assert got[1 * 4 + 2] == pytest.approx(3 * 2 / 5)  # b, s
     assert got[2 * 4 + 3] == pytest.approx(1 * 2 / 5)  # s, t (t: one occurrence in c1)
@@ -151,7 +151,7 @@ def test_expected_pair_supports_equal_the_reconstruction_model(release: Release)
     v = len(labels)
     keys = np.array([x * v + y for x, y in combinations(range(v), 2)], dtype=np.int64)
     got = expected_pair_supports(release, index, keys)
-    for key, value in zip(keys.tolist(), got.tolist()):
+    for key, value in zip(keys.tolist(), got.tolist(), strict=False):
         pair = (labels[key // v], labels[key % v])
         assert value == pytest.approx(model.expected_support(pair), abs=1e-9), pair
 

@@ -88,8 +88,8 @@ def tiny_releases(draw):
         chosen = draw(st.lists(st.sampled_from(free), min_size=1, max_size=4, unique=True))
         n_chunks = draw(st.integers(1, 2))
         slots = draw(st.lists(st.integers(0, n_chunks), min_size=len(chosen), max_size=len(chosen)))
-        domains = [[x for x, s in zip(chosen, slots) if s == d] for d in range(n_chunks)]
-        term = sorted(x for x, s in zip(chosen, slots) if s == n_chunks)[:1]
+        domains = [[x for x, s in zip(chosen, slots, strict=False) if s == d] for d in range(n_chunks)]
+        term = sorted(x for x, s in zip(chosen, slots, strict=False) if s == n_chunks)[:1]
         chunks = []
         for domain in domains:
             if not domain:
@@ -174,7 +174,7 @@ def brute_force_nested(release, m):
         _placements(release.joint_clusters[1].shared_chunks[0], n_all),
     ):
         records = [set() for _ in range(n_all)]
-        for offset, rows in zip(offsets, (p0, p1, p2)):
+        for offset, rows in zip(offsets, (p0, p1, p2), strict=False):
             for r, row in enumerate(rows):
                 records[offset + r] |= row
         for r, row in enumerate(s0):  # j0 spreads over the records of c0 and c1

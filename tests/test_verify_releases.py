@@ -40,7 +40,7 @@ def disassociated_cases(draw):
     blocks = [[record] * k for record in distinct]
     cut = draw(st.lists(st.booleans(), min_size=len(blocks) - 1, max_size=len(blocks) - 1))
     groups, current = [], [blocks[0]]
-    for block, new in zip(blocks[1:], cut):
+    for block, new in zip(blocks[1:], cut, strict=False):
         if new:
             groups.append(current)
             current = []
@@ -53,11 +53,11 @@ def disassociated_cases(draw):
         slots = draw(st.lists(st.integers(0, 2), min_size=len(items), max_size=len(items)))
         chunks = []
         for d in range(2):
-            domain = {x for x, s in zip(items, slots) if s == d}
+            domain = {x for x, s in zip(items, slots, strict=False) if s == d}
             projected = [sorted(r & domain) for r in rows if r & domain]
             if projected:
                 chunks.append(projected)
-        term = sorted(x for x, s in zip(items, slots) if s == 2)
+        term = sorted(x for x, s in zip(items, slots, strict=False) if s == 2)
         clusters.append(Cluster(f"c{g}", len(rows), chunks, term))
         for r in rows:
             records.append(sorted(r))
@@ -224,7 +224,9 @@ def test_he_naughton_example_golden(registry):
 def brute_force_matchable(published, originals, ok):
     if len(published) > len(originals):
         return False
-    return any(all(ok(p, o) for p, o in zip(published, perm)) for perm in permutations(originals, len(published)))
+    return any(
+        all(ok(p, o) for p, o in zip(published, perm, strict=False)) for perm in permutations(originals, len(published))
+    )
 
 
 records_strategy = st.lists(
@@ -253,7 +255,7 @@ def brute_force_generalizes(g, o) -> bool:
     for choice in product(*options):
         skips = any(
             other != label and label in ANCESTORS[other] and other in ANCESTORS[item]
-            for item, label in zip(o, choice)
+            for item, label in zip(o, choice, strict=False)
             for other in g
         )
         if not skips and set(choice) == set(g):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import itertools
 import os
 from collections.abc import Iterable, Sequence
 from functools import cached_property
@@ -86,7 +87,7 @@ class Hierarchy:
             seen.append(node)
             node = next(iter(graph.predecessors(node)))
         loop = seen[seen.index(node) :]
-        path = " -> ".join(reversed(loop + [node]))
+        path = " -> ".join(reversed([*loop, node]))
         raise InputError(f"the hierarchy has a cycle (parent -> child): {path}", path=self.source)
 
     # ----------------------------------------------------------- tables
@@ -311,7 +312,7 @@ class Hierarchy:
         for fields, line in rows:
             path = [label for i, label in enumerate(fields) if i == 0 or label != fields[i - 1]]
             leaves.setdefault(path[0], line)
-            edges.extend((child, parent, line) for child, parent in zip(path, path[1:]))
+            edges.extend((child, parent, line) for child, parent in itertools.pairwise(path))
         hierarchy = cls.from_edges(edges, source, nodes=list(leaves))
         for label, line in leaves.items():
             if not hierarchy.is_leaf[hierarchy.index[label]]:
@@ -336,7 +337,7 @@ class Hierarchy:
                 item[:n] + "*" for n in reversed(lengths) if n < len(item) or (n == len(item) and item in strict)
             ]
             chain.append(root)
-            edges.extend((child, parent, 0) for child, parent in zip(chain, chain[1:]))
+            edges.extend((child, parent, 0) for child, parent in itertools.pairwise(chain))
         hierarchy = cls.from_edges(edges, "prefix hierarchy", nodes=[root])
         _check_leaves(hierarchy, items)
         return hierarchy

@@ -167,7 +167,7 @@ def make_patterns(spec: SynthSpec, ctx: Context) -> Patterns:
     log_popularity = np.log(popularity)
     chunks: list[np.ndarray] = []
     previous = np.zeros(0, dtype=np.int64)
-    for size, fraction in zip(sizes.tolist(), fractions.tolist()):
+    for size, fraction in zip(sizes.tolist(), fractions.tolist(), strict=False):
         n_old = min(len(previous), int(fraction * size))
         old = rng.permutation(previous)[:n_old]
         # Weighted sampling without replacement by the Gumbel top-k trick: the

@@ -82,7 +82,7 @@ def km_witness_enum(rows: Rows, k: int, m: int) -> tuple[list[str], int] | None:
     for _size in range(2, m + 1):
         next_frontier: list[tuple[int, int]] = []
         next_paths: list[tuple[int, ...]] = []
-        for (last, mask), path in zip(frontier, paths):
+        for (last, mask), path in zip(frontier, paths, strict=False):
             for j in range(last + 1, n):
                 joint = mask & chunk.bits[j]
                 if not joint:
@@ -180,7 +180,7 @@ def km_witnesses_cpsat(
             continue
         if status == cp_model.INFEASIBLE:
             break
-        for n, (b, items, x) in zip(pending, parts):
+        for n, (b, items, x) in zip(pending, parts, strict=False):
             if solver.boolean_value(b):
                 itemset = [items[j] for j in range(len(items)) if solver.boolean_value(x[j])]
                 results[n] = (itemset, support_in_rows(chunks[n], itemset))
@@ -213,7 +213,7 @@ def covered_items_enum(rows: Rows) -> tuple[list[str], int]:
     s_all = whole.bit_count()
     if s_all == 0:
         return [], 0
-    return [item for item, mask in zip(chunk.items, chunk.bits) if mask.bit_count() == s_all], s_all
+    return [item for item, mask in zip(chunk.items, chunk.bits, strict=False) if mask.bit_count() == s_all], s_all
 
 
 def covered_items_all(chunks: Sequence[Rows]) -> list[tuple[list[str], int]]:
@@ -248,7 +248,7 @@ def covered_items_all(chunks: Sequence[Rows]) -> list[tuple[list[str], int]]:
     s_all = np.where(n_items >= 2, whole, 0)
     covered = (support == s_all[chunk_of_key]) & (s_all[chunk_of_key] > 0)
     out: list[tuple[list[str], int]] = [([], int(s)) for s in s_all.tolist()]
-    for chunk, item in zip(chunk_of_key[covered].tolist(), item_of_key[covered].tolist()):
+    for chunk, item in zip(chunk_of_key[covered].tolist(), item_of_key[covered].tolist(), strict=False):
         out[chunk][0].append(labels[item])
     return out
 
@@ -264,7 +264,7 @@ def covered_items_cpsat(rows: Rows, time_limit: float | None = None) -> tuple[li
     if len(items) < 2:
         return [], 0
     everything = set(items)
-    s_all = sum(w for row, w in zip(distinct, weights) if row == everything)
+    s_all = sum(w for row, w in zip(distinct, weights, strict=False) if row == everything)
     if s_all == 0:
         return [], 0
     model = cp_model.CpModel()

@@ -73,10 +73,10 @@ def check_km_batch(batch: KmBatch) -> list[UnitResult]:
     solver_chunks = [n for n, engine in enumerate(engines) if engine in ("cpsat", "both")]
     if solver_chunks:
         found = km_witnesses_cpsat([chunks[n] for n in solver_chunks], k, m)
-        by_cpsat.update(zip(solver_chunks, found))
+        by_cpsat.update(zip(solver_chunks, found, strict=False))
     share = (time.perf_counter() - start) / max(1, len(chunks))
     results = []
-    for n, (location, engine) in enumerate(zip(locations, engines)):
+    for n, (location, engine) in enumerate(zip(locations, engines, strict=False)):
         answers = {name: table[n] for name, table in (("enum", by_enum), ("cpsat", by_cpsat)) if n in table}
         witness = next((w for w in answers.values() if w is not None), None)
         disagreement = None
@@ -152,5 +152,5 @@ def check_cover_all(units: list[tuple[dict[str, Any], tuple[tuple[str, ...], ...
     share = (time.perf_counter() - start) / max(1, len(units))
     return [
         UnitResult(location, "enum", cover_witness(location, rows, covered, s_all), share)
-        for (location, rows), (covered, s_all) in zip(units, found)
+        for (location, rows), (covered, s_all) in zip(units, found, strict=False)
     ]

@@ -234,7 +234,7 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
                     }
                 )
             seen |= d
-        for index, (chunk, domain) in enumerate(zip(c.record_chunks, domains)):
+        for index, (chunk, domain) in enumerate(zip(c.record_chunks, domains, strict=False)):
             where = {"cluster": c.id, "record_chunk": index}
             silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(c.id, index)])
         remaining = set().union(*rows) - set().union(*domains, *outside) if rows else set()
@@ -259,7 +259,9 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
             record = records[position]
             for index in {chunk_of_item[item] for item in record if item in chunk_of_item}:
                 meeting[index].append(record)
-        for index, (chunk, domain, rows) in enumerate(zip(j.shared_chunks, shared_domains[j.id], meeting)):
+        for index, (chunk, domain, rows) in enumerate(
+            zip(j.shared_chunks, shared_domains[j.id], meeting, strict=False)
+        ):
             where = {"joint_cluster": j.id, "shared_chunk": index}
             silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(j.id, index)])
     if silent:

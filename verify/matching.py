@@ -105,7 +105,7 @@ def _scipy_unmatched(
         (np.asarray(caps, dtype=np.int32), (np.asarray(tails), np.asarray(heads))), shape=(sink + 1, sink + 1)
     )
     sent = maximum_flow(graph, 0, sink, method="dinic").flow[[0], 1 : 1 + len(pub)].toarray().ravel().tolist()
-    return Counter({p: published[p] - s for p, s in zip(pub, sent) if s < published[p]})
+    return Counter({p: published[p] - s for p, s in zip(pub, sent, strict=False) if s < published[p]})
 
 
 def unmatched_subsets(published: Sequence[Record], originals: Sequence[Record]) -> Counter[Record]:
@@ -178,7 +178,7 @@ def assignment_is_matching(
     if len(assignment) != len(originals):
         return False
     claimed: Counter[Record] = Counter()
-    for original, group in zip(originals, assignment):
+    for original, group in zip(originals, assignment, strict=False):
         labels = labels_of.get(group) if isinstance(group, str) else None
         if labels is None:
             return False

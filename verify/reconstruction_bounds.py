@@ -89,7 +89,7 @@ def joint_parents(release: Release) -> dict[str, str]:
     parent: dict[str, str] = {}
     for cluster, joints in chains.items():
         joints.sort(key=lambda j: (len(under[j]), order[j]))
-        for child, above in zip([cluster, *joints], joints):
+        for child, above in zip([cluster, *joints], joints, strict=False):
             known = parent.setdefault(child, above)
             if known != above:
                 raise OverlappingJointClusters(child)
@@ -144,7 +144,7 @@ class _Sources:
                 bits.append(ChunkBits.of(chunk))
         self.options: dict[str, list[tuple[int, int]]] = defaultdict(list)
         for s, b in enumerate(bits):
-            for item, mask in zip(b.items, b.bits):
+            for item, mask in zip(b.items, b.bits, strict=False):
                 self.options[item].append((s, mask))
         for item in term_chunk:
             self.options[item].append((len(bits), FREE))
@@ -256,7 +256,7 @@ def max_supports(release: Release, m: int, ctx: Context) -> dict[tuple[str, ...]
     views = cluster_views(release, m, 0, parent)
     per_cluster = ctx.map(cluster_maxima, views, "maximum supports per cluster")
     entries: dict[tuple[str, ...], list[tuple[str, int, dict[str, int]]]] = defaultdict(list)
-    for view, rows in zip(views, per_cluster):
+    for view, rows in zip(views, per_cluster, strict=False):
         for itemset, r, caps in rows:
             entries[itemset].append((view[0], r, caps))
     return {itemset: combine(parts, parent) for itemset, parts in entries.items()}
@@ -317,10 +317,14 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
     ]
     shared_floor: dict[str, int] = defaultdict(lambda: INFINITE)
     for (joint, _), low in zip(
-        shared_units, ctx.map(chunk_floor, [(rows, k, m) for _, rows in shared_units], "shared chunk floors")
+        shared_units,
+        ctx.map(chunk_floor, [(rows, k, m) for _, rows in shared_units], "shared chunk floors"),
+        strict=False,
     ):
         shared_floor[joint] = min(shared_floor[joint], low)
-    weak = [view for view, low in zip(views, floors) if min([low, *(shared_floor[j] for j, _ in view[4])]) < k]
+    weak = [
+        view for view, low in zip(views, floors, strict=False) if min([low, *(shared_floor[j] for j, _ in view[4])]) < k
+    ]
     candidates = sorted({i for found in ctx.map(suspects, weak, "disassociation guarantee: suspects") for i in found})
     by_item: dict[str, list[int]] = defaultdict(list)
     if candidates:

@@ -54,7 +54,7 @@ class GlobalSuppression(Anonymizer):
         occurrence_label = [dataset.labels[j] for j in dataset.items[removed].tolist()]
         trail = Trail(
             suppressed_records=dropped.tolist(),
-            removed_items=[[r, label] for r, label in zip(occurrence_record, occurrence_label)],
+            removed_items=[[r, label] for r, label in zip(occurrence_record, occurrence_label, strict=False)],
         )
         return Outcome(release, trail)
 

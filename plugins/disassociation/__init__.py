@@ -14,6 +14,7 @@ Registers, as a plugin like any other:
 
 from __future__ import annotations
 
+import itertools
 from functools import partial
 from typing import Any
 
@@ -136,7 +137,7 @@ def cluster_batches(dataset: Dataset, clusters: list[np.ndarray]) -> list[tuple[
     record_cuts = np.r_[0, np.cumsum(cluster_sizes)]
     occ_cuts = np.r_[0, ends]
     units = []
-    for a, b in zip(cluster_cuts[:-1], cluster_cuts[1:]):
+    for a, b in itertools.pairwise(cluster_cuts):
         if a == b:
             continue
         units.append(

@@ -124,7 +124,7 @@ class _Splitter:
         counts[term] = 0
         part.size -= len(taken)
         part.stale = True
-        part.ignore = part.ignore + (term,)
+        part.ignore = (*part.ignore, term)
         self.owner[taken] = 0
         return taken, counts
 
@@ -178,7 +178,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
                 break
             if support == part.size:  # every record holds it: not a split
                 part.counts[term] = 0
-                part.ignore = part.ignore + (term,)
+                part.ignore = (*part.ignore, term)
                 continue
             if strategy in ("horpart", "adding") and support < k:
                 break

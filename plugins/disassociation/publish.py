@@ -68,7 +68,7 @@ def project(
     change = np.r_[True, (codes[1:] != codes[:-1]) | (sub_rows[1:] != sub_rows[:-1])] if len(codes) else codes
     starts = np.flatnonzero(change).tolist()
     chunks: list[list[list[str]]] = [[] for _ in range(n_codes)]
-    for start, end, code in zip(starts, [*starts[1:], len(names)], codes[starts].tolist()):
+    for start, end, code in zip(starts, [*starts[1:], len(names)], codes[starts].tolist(), strict=False):
         chunks[code].append(names[start:end])
     out = []
     code = 0
@@ -113,7 +113,7 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         [list(plan.shared_chunks) for plan in dis.joints],
     )
     joint_clusters = []
-    for n, (plan, members) in enumerate(zip(dis.joints, joint_members)):
+    for n, (plan, members) in enumerate(zip(dis.joints, joint_members, strict=False)):
         shared_terms = {t for domain in plan.shared_chunks for t in domain}
         for i in members:
             term_chunks[i] -= shared_terms
@@ -124,7 +124,7 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     record_chunks = project_in_batches(dataset, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
     clusters = [
         Cluster(f"c{i}", len(rows), chunks, [dataset.labels[t] for t in term_chunks[i]])
-        for i, (rows, chunks) in enumerate(zip(dis.clusters, record_chunks))
+        for i, (rows, chunks) in enumerate(zip(dis.clusters, record_chunks, strict=False))
     ]
     shared_occurrences = sum(len(s) for j in joint_clusters for chunk in j.shared_chunks for s in chunk)
     chunk_occurrences = sum(len(s) for c in clusters for chunk in c.record_chunks for s in chunk)

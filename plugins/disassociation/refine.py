@@ -63,10 +63,10 @@ def _initial_groups(dataset: Dataset, clusters: list[np.ndarray], chunks: list[C
         _Group(
             ("c", i),
             rows,
-            dict(zip(terms[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]])),
+            dict(zip(terms[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]], strict=False)),
             {t for domain in chunked.record_chunks for t in domain},
         )
-        for i, (rows, chunked) in enumerate(zip(clusters, chunks))
+        for i, (rows, chunked) in enumerate(zip(clusters, chunks, strict=False))
     ]
 
 

@@ -69,7 +69,7 @@ def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np
     word_group = keys2[word_starts] // blocks
     word_shift = (keys2[word_starts] % blocks) * 64
     bits_of: dict[int, int] = {}
-    for group, shift, word in zip(word_group.tolist(), word_shift.tolist(), words.tolist()):
+    for group, shift, word in zip(word_group.tolist(), word_shift.tolist(), words.tolist(), strict=False):
         bits_of[group] = bits_of.get(group, 0) | (word << shift)
     bounds = np.searchsorted(group_cluster, np.arange(n_clusters + 1))
     out = []

@@ -126,9 +126,9 @@ class _LocalGeneralization(Anonymizer):
         node_list, rank_list = node.tolist(), rank[node].tolist()
         # a form is keyed by the label ranks of its nodes: that tuple order is the canonical order
         forms: dict[int, tuple[int, ...]] = {}
-        for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=False):
             forms[pid[s]] = tuple(rank_list[s:e])
-        labels_of_rank = {r: hier.labels[v] for r, v in zip(rank_list, node_list)}
+        labels_of_rank = {r: hier.labels[v] for r, v in zip(rank_list, node_list, strict=False)}
         empty = np.flatnonzero(dataset.sizes == 0)
         publish_empty = len(empty) >= k
         if publish_empty:

@@ -25,6 +25,7 @@ optimal.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from privtool.context import Context
@@ -98,8 +99,8 @@ class _Model:
         for members in self.identical_groups():
             items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
             patterns = sorted(([values[(t, i)] for i in items] for t in members), key=sum)
-            for t, pattern in zip(members, patterns):
-                for i, value in zip(items, pattern):
+            for t, pattern in zip(members, patterns, strict=False):
+                for i, value in zip(items, pattern, strict=False):
                     values[(t, i)] = value
         for key, var in self.keep.items():
             self.model.AddHint(var, values[key])
@@ -108,7 +109,7 @@ class _Model:
                 self.model.AddHint(var, int(all(values[(t, i)] for i in items)))
         thresholds = self.workspace.thresholds
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
-        for rule, (by_support, by_confidence) in zip(self.workspace.rules, self.disjuncts):
+        for rule, (by_support, by_confidence) in zip(self.workspace.rules, self.disjuncts, strict=False):
             sxy = sum(
                 all(values.get((t, i), 1) for i in rule.xy) for t in self.workspace.original_rows(rule.xy).tolist()
             )
@@ -132,7 +133,7 @@ class _Model:
         solution can be permuted into that form). Returns the constraints added."""
         added = 0
         for members in self.identical_groups():
-            for first, second in zip(members, members[1:]):
+            for first, second in itertools.pairwise(members):
                 items = [i for i in self.workspace.dataset.record(first).tolist() if i in self.items]
                 self.model.Add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
                 added += 1
@@ -196,8 +197,8 @@ class Exact(RuleHidingSanitizer):
             "symmetry_constraints": symmetry,
             "removal_status": solver.StatusName(status),
             "removal_optimal": status == cp_model.OPTIMAL,
-            "removals": int(round(solver.ObjectiveValue())),
-            "removal_bound": int(round(solver.BestObjectiveBound())),
+            "removals": round(solver.ObjectiveValue()),
+            "removal_bound": round(solver.BestObjectiveBound()),
             "removal_seconds": round(solver.WallTime(), 3),
         }
         keep_values = {key: solver.Value(var) for key, var in m.keep.items()}
@@ -247,6 +248,6 @@ class Exact(RuleHidingSanitizer):
         if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return keep_values
         notes["lost_optimal"] = status2 == cp_model.OPTIMAL
-        notes["lost_rules"] = int(round(second.ObjectiveValue()))
+        notes["lost_rules"] = round(second.ObjectiveValue())
         notes["lost_seconds"] = round(second.WallTime(), 3)
         return {key: second.Value(var) for key, var in m.keep.items()}

@@ -119,7 +119,7 @@ class Workspace:
         before = self.items_of(record)
         if item not in before:
             raise ValueError(f"item {item} is not in record {record}")
-        for counts, rule in zip(self.counts, self.rules):
+        for counts, rule in zip(self.counts, self.rules, strict=False):
             if item in rule.xy and rule.xy <= before:
                 counts[0] -= 1
             if item in rule.x and rule.x <= before:

@@ -207,7 +207,7 @@ def expected_pair_supports(release: Release, index: dict[str, int], pairs: np.nd
             continue
         below = np.bincount(np.concatenate(ids_below), weights=np.concatenate(weights_below), minlength=vocabulary)
         for ids, _, support in shared:
-            for x, c in zip(ids.tolist(), support.tolist()):
+            for x, c in zip(ids.tolist(), support.tolist(), strict=False):
                 lo, hi = ptr[x], ptr[x + 1]
                 sums.add_at(position[lo:hi], c / n * below[partner[lo:hi]])
     return sums.flush()

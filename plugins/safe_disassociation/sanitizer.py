@@ -228,7 +228,7 @@ def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context
     ghosts: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
     clusters = []
-    for old, (new, result) in zip(release.clusters, results):
+    for old, (new, result) in zip(release.clusters, results, strict=False):
         clusters.append(new)
         summary.ghost_records += new.size - old.size
         _record(ghosts, summary, notes, result)

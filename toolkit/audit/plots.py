@@ -79,7 +79,7 @@ def results_svg(audit: Audit) -> str:
             else:
                 heights.append(sum(1 for _, f in section.findings if f.severity == name))
         ax.bar(labels, heights, bottom=bottoms, color=colour, label=name)
-        bottoms = [b + h for b, h in zip(bottoms, heights)]
+        bottoms = [b + h for b, h in zip(bottoms, heights, strict=False)]
     from matplotlib.ticker import MaxNLocator
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))

@@ -242,13 +242,13 @@ def two_format_options(
     it; ``--in-delimiter`` / ``--out-delimiter`` set one side only and win."""
     sides = [choose_format(registry, path, fmt) for path, fmt in (source, target)]
     spec: dict[str, Param] = {}
-    for prefix, component in zip(("in_", "out_"), sides):
+    for prefix, component in zip(("in_", "out_"), sides, strict=False):
         for param in component.params:
             spec[prefix + param.name] = dataclasses.replace(param, name=prefix + param.name)
             spec.setdefault(param.name, param)
     values = parse_component_options(args, list(spec.values()), f"converting {sides[0].name} to {sides[1].name}")
     result = []
-    for prefix, component in zip(("in_", "out_"), sides):
+    for prefix, component in zip(("in_", "out_"), sides, strict=False):
         options = {}
         for param in component.params:
             for key in (prefix + param.name, param.name):

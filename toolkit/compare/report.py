@@ -102,7 +102,7 @@ def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, y
     ticks = sorted(
         {row[x] for row in rows if isinstance(row.get(x), (int, float)) and not isinstance(row.get(x), bool)}
     )
-    for ax, y in zip(axes.flat, ys):
+    for ax, y in zip(axes.flat, ys, strict=False):
         for n, (method, points) in enumerate(sorted(series(rows, x, y).items())):
             # Markers and dashes differ per method, so a method that ties another stays visible.
             ax.plot(

@@ -89,7 +89,7 @@ def _file_digest(path: str, size: int, mtime_ns: int) -> str:
 def grid(specs: Sequence[MethodSpec], axes: Mapping[str, Sequence[Any]], repeat: int, seed: int) -> list[Cell]:
     """Every (spec, grid point, repeat) in a stable order."""
     names = list(axes)
-    points = [tuple(zip(names, values)) for values in itertools.product(*(axes[n] for n in names))]
+    points = [tuple(zip(names, values, strict=False)) for values in itertools.product(*(axes[n] for n in names))]
     return [Cell(spec, point, r, seed + r) for spec in specs for point in points for r in range(repeat)]
 
 
