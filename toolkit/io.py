@@ -18,10 +18,11 @@ import io
 import lzma
 import os
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import IO, Any
 
-from .atomic import atomic_open
+from .atomic import AtomicUnit, atomic_unit
 from .dataset import Dataset
 from .errors import InputError, OutputError, ParameterError
 from .params import resolve
@@ -151,12 +152,14 @@ def write_dataset(
     path: str | os.PathLike[str],
     fmt: str | None = None,
     options: dict[str, Any] | None = None,
+    unit: AtomicUnit | None = None,
 ) -> None:
     """Write ``dataset`` atomically, compressed when the name ends in .gz/.bz2/.xz.
 
     A dataset the format cannot hold raises :class:`OutputError` naming ``path``
-    and leaves no file behind."""
-    write_dataset_blocks(registry, [dataset], path, fmt, options)
+    and leaves no file behind. With ``unit`` the file is committed with the
+    unit's other files (:func:`privtool.atomic.atomic_unit`)."""
+    write_dataset_blocks(registry, [dataset], path, fmt, options, unit)
 
 
 def write_dataset_blocks(
@@ -165,6 +168,7 @@ def write_dataset_blocks(
     path: str | os.PathLike[str],
     fmt: str | None = None,
     options: dict[str, Any] | None = None,
+    unit: AtomicUnit | None = None,
 ) -> None:
     """Write consecutive blocks of records as one file, each block written as it
     arrives (memory stays bounded by one block); atomic, compressed and checked
@@ -175,7 +179,8 @@ def write_dataset_blocks(
     params = resolve(component.params, options or {}, f"format {component.name!r}")
     _, compression = split_suffixes(path)
     try:
-        with atomic_open(path, "wb") as raw_out:
+        with nullcontext(unit) if unit is not None else atomic_unit() as files:
+            raw_out = files.open(path, "wb")
             sink = open_compressed_writer(raw_out, compression)
             text = io.TextIOWrapper(sink, encoding="utf-8", newline="")
             component.write_blocks(blocks, text, params)

@@ -15,14 +15,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import __version__
-from .atomic import write_text_atomic
+from .atomic import write_texts_atomic
 from .components import Component, Outcome
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
+from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
 from .registry import Registry
-from .trail import write_trail
 
 
 def stage_specs(
@@ -74,10 +74,14 @@ def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) ->
 def write_outcome(
     outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None
 ) -> None:
-    """Write the stamped release (and, when asked, its trail) atomically."""
-    write_text_atomic(release_path, outcome.release_text or outcome.release.dumps())
+    """Write the stamped release (and, when asked, its trail) as a unit: both
+    files or neither (:func:`privtool.atomic.write_texts_atomic`). The two must
+    be different files: the trail is private and the release is published."""
+    files: list[tuple[str | os.PathLike[str], str]] = [(release_path, outcome.release_text or outcome.release.dumps())]
     if trail_path is not None:
-        write_trail(outcome.trail, trail_path)
+        check_outputs({"the release": release_path, "the trail": trail_path}, {})
+        files.append((trail_path, outcome.trail.dumps()))
+    write_texts_atomic(files)
 
 
 def run_method(

@@ -11,6 +11,7 @@ import click
 
 from ..errors import ParameterError
 from ..io import read_dataset
+from ..outputs import check_outputs
 from ..pipeline import run_method, stage_specs, write_outcome
 from .common import (
     RunSettings,
@@ -78,6 +79,7 @@ def command(
         raise ParameterError("anonymize needs --method (see privtool anonymize --list).")
     if output is None:
         raise ParameterError("anonymize needs -o RELEASE.json.")
+    check_outputs({"-o": output, "--trail": trail}, {"DATA": data, "--config": config})
     _, _, spec = stage_specs(registry, method, sanitizers)
     given, read_options = options_and_format_options(registry, data, fmt, ctx.args, spec, f"method {method!r}")
     options = {**settings, **given}

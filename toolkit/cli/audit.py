@@ -16,6 +16,7 @@ from ..audit.html import render_html
 from ..audit.render import render_json, render_markdown, render_terminal
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import file_sha256
+from ..outputs import check_outputs
 from ..params import merge_specs
 from ..release import read_release
 from .common import (
@@ -79,6 +80,7 @@ def command(
     """Verify, attack and measure RELEASE, and write a compliance report."""
     if report_format != "terminal" and output is None:
         raise ParameterError(f"audit --format {report_format} needs -o REPORT.")
+    check_outputs({"-o": output}, {"RELEASE": release_path, "--original": original, "--trail": trail})
     registry = app(ctx).registry
     release = read_release(release_path)
     components = [

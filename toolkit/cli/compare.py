@@ -20,8 +20,9 @@ from ..compare.runner import grid, load_cell, run_cell
 from ..compare.spec import parse_spec
 from ..context import Context, SeedSplitter, SilentProgress
 from ..dataset import Dataset
-from ..errors import ParameterError
+from ..errors import InputError, ParameterError
 from ..executors import make_executor
+from ..outputs import inside
 from .common import FORMAT_ARGS, FORMAT_EPILOG, RunSettings, app, read_data_argument, run_options, stderr_console
 
 
@@ -148,8 +149,13 @@ def command(
     out_dir = Path(output)
     if out_dir.exists() and not out_dir.is_dir():
         raise ParameterError(f"-o {output} exists and is not a folder.")
-    for sub in ("cells", "releases", "trails", "plots"):
-        (out_dir / sub).mkdir(parents=True, exist_ok=True)
+    if inside(data, out_dir):
+        raise ParameterError(f"DATA {data} lies in the output folder -o {output}, which compare fills; move one.")
+    try:
+        for sub in ("cells", "releases", "trails", "plots"):
+            (out_dir / sub).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder ({exc.strerror or exc})", path=out_dir) from None
     dataset = read_data_argument(ctx, data, fmt)
     if sample is not None and sample < dataset.n_records:
         dataset = sample_records(dataset, sample, run.seed)

@@ -8,6 +8,7 @@ from rich.tree import Tree
 
 from ..errors import ParameterError
 from ..hierarchy import Hierarchy, parse_lengths, read_hierarchy
+from ..outputs import check_outputs
 from .common import FORMAT_ARGS, FORMAT_EPILOG, echo_json, read_data_argument, stderr_console, stdout_console
 
 _IN_FORMATS = click.Choice(["auto", "edges", "paths"])
@@ -59,6 +60,7 @@ def build(
     ]
     if len(sources) != 1:
         raise ParameterError("hierarchy build needs exactly one of --prefix, --fanout, --from-paths, --from-edges.")
+    check_outputs({"-o": output}, {"DATA": data, "--from-paths": from_paths, "--from-edges": from_edges})
     dataset = read_data_argument(ctx, data, fmt) if data else None
     if prefix is not None or fanout is not None:
         if dataset is None:

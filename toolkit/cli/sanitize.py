@@ -15,6 +15,7 @@ import click
 
 from ..components import Outcome
 from ..errors import InputError, ParameterError
+from ..outputs import check_outputs
 from ..params import merge_specs, resolve
 from ..pipeline import apply_sanitizers, stamp, write_outcome
 from ..release import read_release
@@ -57,6 +58,8 @@ def command(
         raise ParameterError("sanitize needs at least one --sanitizer (see privtool anonymize --list).")
     if output is None:
         raise ParameterError("sanitize needs -o OUT.json.")
+    inputs = {"RELEASE": release_path, "--trail": trail, "--config": config}
+    check_outputs({"-o": output, "--trail-out": trail_out}, inputs)
     chain = [registry.get("sanitizer", name) for name in sanitizers]
     spec = merge_specs(s.params for s in chain)
     release = read_release(release_path)
