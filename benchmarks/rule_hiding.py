@@ -48,7 +48,7 @@ def speed() -> None:
     )
     print(
         f"read {read:.2f} s; choosing 10 rules (mining) and hiding them: {time.perf_counter() - start:.2f} s; "
-        f"removed {outcome.release.stats['removed_item_occurrences']} occurrences"
+        f"removed {outcome.trail.stats['removed_item_occurrences']} occurrences"
     )
 
 

@@ -184,7 +184,7 @@ def test_read_release_rejects_unreadable_files(tmp_path: Path, content: bytes, m
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda o: o.update(format="privtool-release/2"), r"\$\.format: expected 'privtool-release/1'"),
+        (lambda o: o.update(format="privtool-release/3"), r"\$\.format: expected 'privtool-release/2'"),
         (lambda o: o["clusters"][0].update(size=-1), r"\$\.clusters\[0\]\.size: must be at least 1"),
         (lambda o: o.pop("params"), r"\$\.params: missing"),
         (
@@ -266,11 +266,11 @@ def test_every_command_reading_data_takes_its_format_options(run_cli, tmp_path: 
         "-q",
     )
     assert made.code == 0, made.err
-    assert json.loads(release.read_text())["stats"]["item_occurrences_in"] == 24
+    assert json.loads(trail.read_text())["stats"]["item_occurrences_in"] == 24  # private: in the trail
     common = ["--original", data, "--trail", trail, "--executor", "serial"]
     verified = run_cli("verify", release, *common, "--delimiter", ";", "--json")
     assert verified.code == 0, verified.out
-    assert json.loads(verified.out)["original_sha256"] == json.loads(release.read_text())["provenance"]["input_sha256"]
+    assert json.loads(verified.out)["original_sha256"] == json.loads(trail.read_text())["input_sha256"]
     assert run_cli("verify", release, *common, "--json").code == 1  # read as "1;2" items: not the input
     metrics = run_cli("metrics", release, *common, "--delimiter", ";", "--json")
     assert metrics.code == 0, metrics.err

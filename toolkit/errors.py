@@ -13,6 +13,13 @@ EXIT_GUARANTEE_FAILED = 1
 EXIT_USAGE = 2
 
 
+def line_at(data: bytes, offset: int) -> int:
+    """The 1-based line of byte ``offset`` of a text file whose lines end in
+    LF, CRLF or a lone CR (every text format reads the three alike)."""
+    head = data[:offset]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
 class UserError(Exception):
     """Bad input or bad parameters: one clear sentence, exit code 2, no traceback."""
 

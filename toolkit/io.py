@@ -17,6 +17,7 @@ import hashlib
 import io
 import lzma
 import os
+import zlib
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from pathlib import Path
@@ -92,21 +93,24 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     gzip, bzip2 or xz header (whatever the name says), without a UTF-8 BOM.
 
     A name ending in ``.gz``/``.bz2``/``.xz`` whose content is not compressed
-    that way is an error (a renamed or truncated download)."""
+    that way is an error (a renamed or truncated download). The file is read
+    once from start to end, so a FIFO or ``/dev/stdin`` works too."""
     path = Path(path)
     check_readable(path)
     _, named = split_suffixes(path)
+    found = ""
     try:
         with open(path, "rb") as raw_file:
-            head = raw_file.read(8)
-            raw_file.seek(0)
+            source: IO[bytes] = raw_file if raw_file.seekable() else io.BytesIO(raw_file.read())
+            head = source.read(8)
+            source.seek(0)
             found = next((suffix for suffix, magic in _MAGIC.items() if head.startswith(magic)), "")
             if named and found != named:
                 raise InputError(
                     f"the name ends in {named} but the content is not {_NAMES[named]}-compressed", path=path
                 )
-            data = _OPENERS[found](raw_file).read() if found else raw_file.read()
-    except (OSError, EOFError, lzma.LZMAError) as exc:
+            data = _OPENERS[found](source).read() if found else source.read()
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
         kind = f"{_NAMES[found]}-compressed " if found else ""
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         raise InputError(f"cannot read the {kind}file ({reason})", path=path) from None

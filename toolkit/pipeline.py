@@ -3,8 +3,9 @@
 :func:`run_method` resolves the parameters of every stage against their specs
 (a parameter shared by two stages, such as ``k``, takes one value), runs the
 stages through the context, and stamps the release with every parameter used
-and its provenance (privtool and plugin versions, input SHA-256, seed). The
-trail is tied to the release by its SHA-256.
+and its provenance (privtool and plugin versions); the input SHA-256, the seed
+and the counts the release must not publish go to the trail, which is tied to
+the release by its SHA-256.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .dataset import Dataset
 from .errors import ParameterError
 from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
+from .publishable import split_stats
 from .registry import Registry
 
 
@@ -57,14 +59,14 @@ def apply_sanitizers(
 
 
 def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) -> Outcome:
-    """Fill in provenance and tie the trail to the (canonical) release."""
+    """Fill in provenance, keep in the trail what the release must not publish
+    (:mod:`privtool.publishable`: the input SHA-256, the seed, every count not
+    recomputable from the content), and tie the trail to the (canonical) release."""
     release = outcome.release
-    release.provenance = {
-        "privtool": __version__,
-        "plugins": registry.versions(),
-        "input_sha256": input_sha256,
-        "seed": seed,
-    }
+    release.provenance = {"privtool": __version__, "plugins": registry.versions()}
+    release.stats, private = split_stats(release, release.stats)
+    outcome.trail.stats = {**outcome.trail.stats, **private}
+    outcome.trail.seed = seed
     outcome.release_text = release.dumps()
     outcome.trail.input_sha256 = input_sha256
     outcome.trail.release_sha256 = hashlib.sha256(outcome.release_text.encode("utf-8")).hexdigest()

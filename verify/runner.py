@@ -90,7 +90,9 @@ def verify_release(
             certificates.append(certificate)
     if not only:
         certificates.append(stated_parameters_certificate(release, checked))
-    input_sha = release.provenance.get("input_sha256", "")
+    input_sha = (evidence.trail.input_sha256 if evidence.trail is not None else "") or release.provenance.get(
+        "input_sha256", ""
+    )
     for certificate in certificates:
         certificate.details["release_sha256"] = release_sha
         certificate.details["input_sha256"] = input_sha

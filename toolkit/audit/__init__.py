@@ -22,6 +22,7 @@ from .. import __version__
 from ..assess import options_for, run_attacks, run_metrics, select
 from ..components import CRITERIA, Evidence
 from ..context import Context
+from ..publishable import private_fields
 from ..registry import Registry
 from ..release import Release
 from ..results import Certificate, Finding
@@ -76,6 +77,12 @@ class Audit:
     include_examples: bool
     seconds: float
     privtool_version: str = __version__
+    stated_input_sha256: str | None = None
+    """The input SHA-256 the trail states (or a release written before it moved there)."""
+    seed: int | None = None
+    """The seed the trail states (or a release written before it moved there)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the release file carries that belongs in the private trail."""
 
     @property
     def verdict(self) -> str:
@@ -90,9 +97,9 @@ class Audit:
 
     @property
     def input_matches(self) -> bool | None:
-        if self.input_sha256_given is None:
+        if self.input_sha256_given is None or not self.stated_input_sha256:
             return None
-        return self.input_sha256_given == self.release.provenance.get("input_sha256")
+        return self.input_sha256_given == self.stated_input_sha256
 
     def to_json(self) -> dict[str, Any]:
         from .render import redact
@@ -105,6 +112,9 @@ class Audit:
             "params": self.release.params,
             "provenance": self.release.provenance,
             "stats": self.release.stats,
+            "stated_input_sha256": self.stated_input_sha256,
+            "seed": self.seed,
+            "warnings": self.warnings,
             "input_sha256_checked": self.input_sha256_given,
             "input_matches_release": self.input_matches,
             "sections": [
@@ -123,8 +133,9 @@ class Audit:
         }
 
 
-def reproduce_command(release: Release, release_path: str) -> str:
-    """The ``privtool`` command that makes this release again from its input."""
+def reproduce_command(release: Release, release_path: str, seed: int | None = None) -> str:
+    """The ``privtool`` command that makes this release again from its input
+    (``SEED`` and ``HIERARCHY`` stand for what only the trail and the owner know)."""
     params = dict(release.params)
     method = params.pop("method", None)
     if method is None:
@@ -137,9 +148,11 @@ def reproduce_command(release: Release, release_path: str) -> str:
         option = "--" + name.replace("_", "-")
         if isinstance(value, bool):
             args.append(option if value else "--no-" + option[2:])
+        elif isinstance(value, str) and value.startswith("sha256:"):
+            args += [option, name.upper()]  # a file known by its content hash
         elif isinstance(value, (int, float, str)):
             args += [option, str(value)]
-    args += ["--seed", str(release.provenance.get("seed", 0)), "-o", release_path]
+    args += ["--seed", "SEED" if seed is None else str(seed), "-o", release_path]
     return shlex.join(args)
 
 
@@ -175,6 +188,9 @@ def build_audit(
                 metrics[result.name] = result.values
             else:
                 skipped[result.name] = result.reason
+    trail = evidence.trail
+    seed = trail.seed if trail is not None and trail.seed is not None else release.provenance.get("seed")
+    stated_input = (trail.input_sha256 if trail is not None else "") or release.provenance.get("input_sha256")
     return Audit(
         release_path=release_path,
         release=release,
@@ -183,7 +199,13 @@ def build_audit(
         sections=[sections[c] for c in CRITERIA],
         metrics=metrics,
         skipped_metrics=skipped,
-        reproduce=reproduce_command(release, release_path),
+        reproduce=reproduce_command(release, release_path, seed),
         include_examples=include_examples,
         seconds=time.perf_counter() - start,
+        stated_input_sha256=stated_input,
+        seed=seed,
+        warnings=[
+            f"the release publishes {path}, which belongs in the private trail; remove it before publishing"
+            for path in private_fields(release)
+        ],
     )

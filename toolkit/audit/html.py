@@ -71,6 +71,7 @@ def render_html(audit: Audit) -> str:
         f'<p><span id="verdict" class="verdict {audit.verdict}">Verdict: {escape(audit.verdict)}</span></p>',
         f"<p>Release <code>{escape(audit.release_path)}</code> ({escape(release.kind)}), "
         f"SHA-256 <code>{escape(audit.release_sha256)}</code></p>",
+        *(f'<p class="breach">WARNING: {escape(warning)}</p>' for warning in audit.warnings),
         *_section_html(audit),
         '<h2>Plots</h2><div class="plots">',
         f"<figure>{release_shape_svg(audit)}</figure>",
@@ -97,9 +98,9 @@ def render_html(audit: Audit) -> str:
     rows = [
         ("privtool", prov.get("privtool", "unknown")),
         ("plugins", ", ".join(f"{k} {v}" for k, v in prov.get("plugins", {}).items())),
-        ("input SHA-256", f"{prov.get('input_sha256', 'unknown')}{match}"),
+        ("input SHA-256 (trail)", f"{audit.stated_input_sha256 or 'unknown'}{match}"),
         ("release SHA-256", audit.release_sha256),
-        ("seed", prov.get("seed", "unknown")),
+        ("seed (trail)", "unknown" if audit.seed is None else audit.seed),
         ("audited by", f"privtool {audit.privtool_version} in {audit.seconds:.2f} s"),
     ]
     parts += [f"<tr><th>{escape(k)}</th><td><code>{escape(str(v))}</code></td></tr>" for k, v in rows]

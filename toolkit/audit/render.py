@@ -7,12 +7,14 @@ drawn from the original data is withheld unless ``--include-examples`` was given
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from ..results import ORIGINAL_DATA_KEYS, Finding
 from . import CRITERION_QUESTIONS, CRITERION_TITLES, Audit
@@ -42,19 +44,25 @@ def render_json(audit: Audit) -> str:
 
 
 def render_terminal(audit: Audit, console: Console) -> None:
-    """Print the audit with rich; every data label is passed as plain text."""
+    """Print the audit with rich. Every string goes in as :class:`Text`, so no
+    data label is read as markup whatever the console's settings."""
     style = {"FAIL": "bold white on red", "PASS": "bold white on green"}.get(audit.verdict, "bold white on grey42")
-    console.print(Panel(f"Verdict: {audit.verdict}", style=style, expand=False))
-    console.print(f"release {audit.release_path} ({audit.release.kind}), SHA-256 {audit.release_sha256}", markup=False)
+    console.print(Panel(Text(f"Verdict: {audit.verdict}"), style=style, expand=False))
+    console.print(Text(f"release {audit.release_path} ({audit.release.kind}), SHA-256 {audit.release_sha256}"))
+    for warning in audit.warnings:
+        console.print(Text(f"WARNING: {warning}", style="bold yellow"))
     for section in audit.sections:
         if not section.certificates and not section.findings:
             console.print(
-                f"[bold]{CRITERION_TITLES[section.criterion]}[/]: not assessed for a {audit.release.kind} release"
+                Text.assemble(
+                    (CRITERION_TITLES[section.criterion], "bold"),
+                    f": not assessed for a {audit.release.kind} release",
+                )
             )
             continue
         table = Table(
-            title=f"{CRITERION_TITLES[section.criterion]}: {section.status}",
-            caption=CRITERION_QUESTIONS[section.criterion],
+            title=Text(f"{CRITERION_TITLES[section.criterion]}: {section.status}"),
+            caption=Text(CRITERION_QUESTIONS[section.criterion]),
         )
         for column in ("source", "result", "detail"):
             table.add_column(column, overflow="fold")
@@ -62,10 +70,10 @@ def render_terminal(audit: Audit, console: Console) -> None:
             detail = (
                 short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
             )
-            table.add_row(f"{verifier}: {cert.guarantee}", certificate_status(cert.holds), detail)
+            table.add_row(Text(f"{verifier}: {cert.guarantee}"), Text(certificate_status(cert.holds)), Text(detail))
         for attack, finding in section.findings:
             f = redact(finding, audit.include_examples)
-            table.add_row(attack, f.severity, f"{f.title} {short_json(f.evidence)}")
+            table.add_row(Text(attack), Text(f.severity), Text(f"{f.title} {short_json(f.evidence)}"))
         console.print(table)
     if audit.metrics:
         table = Table(title="Utility and risk metrics")
@@ -74,10 +82,10 @@ def render_terminal(audit: Audit, console: Console) -> None:
         for metric, values in audit.metrics.items():
             for key, value in values.items():
                 if not key.endswith("_detail"):
-                    table.add_row(f"{metric}.{key}", _number(value))
+                    table.add_row(Text(f"{metric}.{key}"), Text(_number(value)))
         console.print(table)
     if audit.reproduce:
-        console.print("Reproduce with:", audit.reproduce, markup=False)
+        console.print(Text(f"Reproduce with: {audit.reproduce}"))
 
 
 def _number(value: Any) -> str:
@@ -87,9 +95,11 @@ def _number(value: Any) -> str:
 
 
 def md_escape(text: Any) -> str:
-    """Escape text for a Markdown table cell (no HTML, no pipes, no emphasis)."""
+    """Escape text for Markdown outside code (a table cell, a list item): no
+    HTML, no pipes, no emphasis, strike-through, links or images, no line break."""
     out = str(text)
     for char, repl in (
+        ("\\", "\\\\"),
         ("&", "&amp;"),
         ("<", "&lt;"),
         (">", "&gt;"),
@@ -97,26 +107,52 @@ def md_escape(text: Any) -> str:
         ("*", "\\*"),
         ("_", "\\_"),
         ("`", "\\`"),
+        ("~", "\\~"),
+        ("[", "\\["),
+        ("]", "\\]"),
+        ("\r", " "),
         ("\n", " "),
     ):
         out = out.replace(char, repl)
     return out
 
 
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall("`+", text)), default=0)
+
+
+def md_code(text: Any) -> str:
+    """``text`` as a Markdown code span that nothing in it can close: the
+    fence is longer than any run of backticks inside (CommonMark 6.1)."""
+    body = " ".join(str(text).splitlines())
+    fence = "`" * (_longest_backtick_run(body) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def md_block(text: str) -> list[str]:
+    """``text`` as a fenced code block whose fence is longer than any run of
+    backticks inside (CommonMark 4.5), so the text cannot end the block."""
+    fence = "`" * max(3, _longest_backtick_run(text) + 1)
+    return [fence, *text.splitlines(), fence]
+
+
 def render_markdown(audit: Audit) -> str:
     lines = [
         f"# Privacy audit: **{audit.verdict}**",
         "",
-        f"- Release: `{md_escape(audit.release_path)}` ({audit.release.kind}), SHA-256 `{audit.release_sha256}`",
-        f"- Input SHA-256 (stated): `{audit.release.provenance.get('input_sha256', 'unknown')}`"
+        *(f"> **WARNING**: {md_escape(warning)}" for warning in audit.warnings),
+        f"- Release: {md_code(audit.release_path)} ({md_escape(audit.release.kind)}), "
+        f"SHA-256 {md_code(audit.release_sha256)}",
+        f"- Input SHA-256 (stated in the trail): {md_code(audit.stated_input_sha256 or 'unknown')}"
         + (
             ""
             if audit.input_matches is None
             else f"; checked against the given original: {'matches' if audit.input_matches else 'DOES NOT MATCH'}"
         ),
-        f"- privtool {audit.privtool_version}; plugins: "
+        f"- privtool {md_escape(audit.privtool_version)}; plugins: "
         + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in audit.release.provenance.get("plugins", {}).items()),
-        f"- Seed: {audit.release.provenance.get('seed', 'unknown')}",
+        f"- Seed: {md_escape('unknown (in the trail)' if audit.seed is None else audit.seed)}",
         "- Parameters: " + ", ".join(f"{md_escape(k)}={md_escape(v)}" for k, v in audit.release.params.items()),
         "",
     ]
@@ -156,5 +192,5 @@ def render_markdown(audit: Audit) -> str:
             "",
         ]
     if audit.reproduce:
-        lines += ["## Reproduce", "", "```", audit.reproduce, "```", ""]
+        lines += ["## Reproduce", "", *md_block(audit.reproduce), ""]
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import json
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from ..assess import run_attacks
 from ..errors import EXIT_GUARANTEE_FAILED
@@ -25,6 +26,7 @@ from .common import (
     run_options,
     running,
     stdout_console,
+    styled,
 )
 
 SEVERITY_STYLE = {"breach": "bold red", "risk": "yellow", "info": "dim"}
@@ -105,13 +107,13 @@ def command(
                 table.add_column(column, overflow="fold")
             for finding in sorted(run.findings, key=lambda f: ("breach", "risk", "info").index(f.severity))[:max_rows]:
                 table.add_row(
-                    f"[{SEVERITY_STYLE[finding.severity]}]{finding.severity}[/]",
+                    styled(finding.severity, SEVERITY_STYLE[finding.severity]),
                     finding.title,
                     json.dumps(finding.evidence, ensure_ascii=False)[:300],
                 )
             if len(run.findings) > max_rows:
                 table.caption = f"{len(run.findings) - max_rows} more findings: use --json to see all"
             console.print(table)
-        verdict = "[bold red]BREACHED[/]" if breaches else "[bold green]no breach[/]"
-        console.print(f"Verdict: {verdict} ({breaches} findings break the stated guarantee)")
+        verdict = styled("BREACHED", "bold red") if breaches else styled("no breach", "bold green")
+        console.print(Text.assemble("Verdict: ", verdict, f" ({breaches} findings break the stated guarantee)"))
     return EXIT_GUARANTEE_FAILED if breaches else 0

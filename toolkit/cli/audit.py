@@ -15,7 +15,6 @@ from ..audit import build_audit
 from ..audit.html import render_html
 from ..audit.render import render_json, render_markdown, render_terminal
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
-from ..io import file_sha256
 from ..outputs import check_outputs
 from ..params import merge_specs
 from ..release import read_release
@@ -96,7 +95,7 @@ def command(
             registry,
             release,
             release_path,
-            file_sha256(release_path),
+            release.source_sha256,
             evidence,
             options,
             run_ctx,

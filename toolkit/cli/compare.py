@@ -12,6 +12,7 @@ import click
 import numpy as np
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from ..compare.methods import check as check_spec
 from ..compare.methods import declared
@@ -23,7 +24,16 @@ from ..dataset import Dataset
 from ..errors import InputError, ParameterError
 from ..executors import make_executor
 from ..outputs import inside
-from .common import FORMAT_ARGS, FORMAT_EPILOG, RunSettings, app, read_data_argument, run_options, stderr_console
+from .common import (
+    FORMAT_ARGS,
+    FORMAT_EPILOG,
+    RunSettings,
+    app,
+    read_data_argument,
+    run_options,
+    stderr_console,
+    styled,
+)
 
 
 def _value(text: str) -> Any:
@@ -53,7 +63,7 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
             str(row["repeat"]),
             row["status"],
             f"{row['seconds']:.2f}" if isinstance(row.get("seconds"), (int, float)) else "",
-            {True: "[green]yes[/]", False: "[red]NO[/]"}.get(row.get("verified"), ""),
+            {True: styled("yes", "green"), False: styled("NO", "red")}.get(row.get("verified"), Text("")),
         )
     return table
 

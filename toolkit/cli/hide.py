@@ -100,7 +100,7 @@ def command(
         if trail:
             unit.write_text(trail, outcome.trail.dumps())
     if not quiet:
-        stats = outcome.release.stats
+        stats = {**outcome.release.stats, **outcome.trail.stats}
         stderr_console().print(
             f"hid {len(outcome.release.params['sensitive_rules'])} rules with {sanitizer}: removed {stats['removed_item_occurrences']:,} item occurrences "
             f"from {stats['modified_records']:,} of {stats['records_in']:,} records; wrote {output}"

@@ -67,7 +67,7 @@ def command(
         old_trail = read_trail(trail)
         if old_trail.release_sha256 and old_trail.release_sha256 != release.sha256():
             raise InputError(f"this trail belongs to another release, not to {release_path}", path=trail)
-    else:
+    else:  # a release written before the input SHA-256 moved to the trail still states it
         old_trail = Trail(input_sha256=str(release.provenance.get("input_sha256", "")))
     names = {p.name for p in spec}
     from_release = {k: v for k, v in release.params.items() if k in names}
@@ -75,7 +75,8 @@ def command(
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
     with running(run) as run_ctx:
         outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
-    outcome = stamp(registry, outcome, str(release.provenance.get("input_sha256", "")), run.seed)
+    input_sha = old_trail.input_sha256 or str(release.provenance.get("input_sha256", ""))
+    outcome = stamp(registry, outcome, input_sha, run.seed)
     write_outcome(outcome, output, trail_out)
     if not run.quiet:
         stats = outcome.release.stats

@@ -7,10 +7,11 @@ import json
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from ..components import Evidence
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
-from ..io import file_sha256, read_dataset
+from ..io import read_dataset
 from ..release import read_release
 from ..trail import read_trail
 from .common import (
@@ -22,17 +23,18 @@ from .common import (
     run_options,
     running,
     stdout_console,
+    styled,
 )
 
 ENGINES = ("auto", "cpsat", "enum", "both")
 
 
-def _status(certificate) -> str:
+def _status(certificate) -> Text:
     if certificate.holds is None:
-        return "[yellow]not claimed[/yellow]" if certificate.details.get("claimed") is False else "not checked"
+        return styled("not claimed", "yellow") if certificate.details.get("claimed") is False else Text("not checked")
     if certificate.holds:
-        return "[green]holds[/green]"
-    return "[bold red]FAILS[/bold red]"
+        return styled("holds", "green")
+    return styled("FAILS", "bold red")
 
 
 def _short(obj: object, limit: int = 90) -> str:
@@ -92,7 +94,7 @@ def command(
     _, read_options = options_and_format_options(registry, original, fmt, ctx.args, (), "verify")
     dataset = read_dataset(registry, original, fmt, read_options) if original else None
     audit_trail = read_trail(trail) if trail else None
-    release_sha = file_sha256(release)  # = Release.sha256() for a file written by privtool (canonical)
+    release_sha = published.source_sha256  # = Release.sha256() for a file written by privtool (canonical)
     original_sha = dataset.content_sha256() if dataset is not None else None
     evidence = Evidence(
         original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha}
@@ -137,11 +139,12 @@ def command(
         for c in certificates:
             if c.details.get("engine_disagreements"):
                 console.print(
-                    f"[bold red]ENGINES DISAGREE on {c.guarantee}:[/bold red] {_short(c.details['engine_disagreements'], 300)}"
+                    styled(f"ENGINES DISAGREE on {c.guarantee}:", "bold red"),
+                    _short(c.details["engine_disagreements"], 300),
                 )
         console.print(
-            "[green]every claimed guarantee holds[/green]"
+            styled("every claimed guarantee holds", "green")
             if not bad
-            else f"[bold red]{len(bad)} guarantee(s) fail[/bold red]"
+            else styled(f"{len(bad)} guarantee(s) fail", "bold red")
         )
     return EXIT_GUARANTEE_FAILED if bad else 0
