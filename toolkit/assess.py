@@ -16,13 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .components import Component, Evidence, Metric
-from .context import Context
+from .components import Component, Evidence, Metric, Verifier
+from .context import Context, TimedOut
 from .errors import MissingEvidence, ParameterError
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
-from .results import Finding
+from .results import Certificate, Finding
 
 
 def select(registry: Registry, kind: str, release: Release, names: Sequence[str]) -> list[Component]:
@@ -88,6 +88,38 @@ def run_attacks(
         findings = list(attack.run(release, evidence, params, ctx))
         runs.append(AttackRun(attack.name, params, findings, time.perf_counter() - start))
     return runs
+
+
+DEFAULT_TIME_LIMIT = 600.0
+"""Seconds each verifier may run (``--time-limit``) before its certificate is
+reported undecided: far above what any release of the benchmarks needs (the
+5-million-record one takes minutes), far below "did not finish in an hour"."""
+
+
+def run_verifier(
+    verifier: Verifier,
+    release: Release,
+    evidence: Evidence,
+    params: dict[str, Any],
+    ctx: Context,
+    time_limit: float | None,
+) -> list[Certificate]:
+    """``verifier``'s certificates within ``time_limit`` seconds (None: no
+    bound). The verifier gets a context whose deadline is that far away; if it
+    raises :class:`~privtool.context.TimedOut` its certificate is undecided
+    (``holds`` None, ``details["timed_out"]``): a verifier never reports
+    ``holds`` for work it did not finish. Each certificate's ``seconds`` is
+    filled in when the verifier left it at 0."""
+    start = time.perf_counter()
+    try:
+        certificates = list(verifier.verify(release, evidence, params, ctx.with_time_limit(time_limit)))
+    except TimedOut:
+        reason = f"stopped at the time limit of {time_limit:g} s" if time_limit else "stopped at the time limit"
+        certificates = [Certificate(verifier.name, None, "none", 0, 0.0, None, {"timed_out": True, "reason": reason})]
+    for certificate in certificates:
+        if not certificate.seconds:
+            certificate.seconds = round(time.perf_counter() - start, 4)
+    return certificates
 
 
 EVIDENCE_OPTIONS = {"original": "--original DATA", "trail": "--trail TRAIL"}

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -61,6 +62,17 @@ def _key_words(key: Sequence[int | str]) -> list[int]:
     return words
 
 
+class TimedOut(Exception):
+    """A verifier's work reached :attr:`Context.deadline`; the runner reports its
+    certificate as undecided (``details["timed_out"]``)."""
+
+
+def past(deadline: float | None) -> bool:
+    """Whether a wall-clock ``deadline`` (as in :attr:`Context.deadline`, which
+    workers in other processes receive as a number) has passed."""
+    return deadline is not None and time.time() >= deadline
+
+
 @dataclass(frozen=True)
 class SeedSplitter:
     """A picklable source of per-unit generators: hand it to worker functions
@@ -87,6 +99,25 @@ class Context:
     executor: Executor = field(default_factory=SerialExecutor)
     progress: ProgressReporter = field(default_factory=SilentProgress)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("privtool"))
+    deadline: float | None = None
+    """Wall-clock time (``time.time()``) after which a verifier stops and
+    reports what it could not finish as undecided (``holds`` None,
+    ``details["timed_out"]``), never as holding; None: no bound. Wall-clock
+    (not monotonic) so that workers in other processes can compare it too."""
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed."""
+        return past(self.deadline)
+
+    def check_deadline(self) -> None:
+        """Raise :class:`TimedOut` once the deadline has passed (for loops that
+        cannot report a partial result)."""
+        if self.expired():
+            raise TimedOut
+
+    def with_time_limit(self, seconds: float | None) -> Context:
+        """A copy whose deadline is ``seconds`` from now (no bound for None)."""
+        return replace(self, deadline=None if seconds is None else time.time() + seconds)
 
     @property
     def seeds(self) -> SeedSplitter:

@@ -11,10 +11,10 @@ does not claim (cover-freedom of a plain disassociated release) comes back with
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
+from privtool.assess import DEFAULT_TIME_LIMIT, run_verifier
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.errors import ParameterError
@@ -67,8 +67,10 @@ def verify_release(
     m: int | None = None,
     engine: str = "auto",
     only: Sequence[str] = (),
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> list[Certificate]:
-    """Every applicable verifier's certificates, plus ``stated-parameters``.
+    """Every applicable verifier's certificates, plus ``stated-parameters``;
+    each verifier within ``time_limit`` seconds (:func:`run_verifier`).
 
     The release SHA-256 (costly on a large release) is computed once and handed
     to the verifiers as ``evidence.extra["release_sha256"]``."""
@@ -83,11 +85,7 @@ def verify_release(
         for name in ("k", "m"):
             if name in names:
                 checked[name] = params[name] if params[name] is not None else release.params.get(name)
-        start = time.perf_counter()
-        for certificate in verifier.verify(release, evidence, params, ctx):
-            if not certificate.seconds:
-                certificate.seconds = round(time.perf_counter() - start, 4)
-            certificates.append(certificate)
+        certificates.extend(run_verifier(verifier, release, evidence, params, ctx, time_limit))
     if not only:
         certificates.append(stated_parameters_certificate(release, checked))
     input_sha = (evidence.trail.input_sha256 if evidence.trail is not None else "") or release.provenance.get(

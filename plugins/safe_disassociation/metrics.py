@@ -30,8 +30,8 @@ import numpy as np
 from privtool.attacks.cover import RECORD, chunk_covers, iter_chunks
 from privtool.components import Evidence, Metric
 from privtool.context import Context
-from privtool.params import Param
 from privtool.errors import MissingEvidence
+from privtool.params import Param
 from privtool.release import Release
 from privtool.trail import Trail
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..assess import options_for, run_attacks, run_metrics, select
+from ..assess import DEFAULT_TIME_LIMIT, options_for, run_attacks, run_metrics, run_verifier, select
 from ..components import CRITERIA, Evidence
 from ..context import Context
 from ..publishable import private_fields
@@ -90,6 +90,8 @@ class Audit:
         release safe from singling out (nothing to sign off); PASS otherwise."""
         if any(s.failed for s in self.sections):
             return "FAIL"
+        if any(c.details.get("timed_out") for s in self.sections for _, c in s.certificates):
+            return "INCOMPLETE"  # a certificate stopped at the time limit proves nothing
         singling_out = next(s for s in self.sections if s.criterion == "singling-out")
         if not any(c.holds is True for _, c in singling_out.certificates):
             return "INCOMPLETE"
@@ -166,6 +168,7 @@ def build_audit(
     ctx: Context,
     include_examples: bool = False,
     attacks: Sequence[str] = (),
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> Audit:
     """Verify, attack and measure ``release``; see the module docstring."""
     start = time.perf_counter()
@@ -173,7 +176,7 @@ def build_audit(
     for verifier in select(registry, "verifier", release, ()):
         params = options_for(verifier, options)
         with ctx.stage(f"verify {verifier.name}"):
-            for certificate in verifier.verify(release, evidence, params, ctx):
+            for certificate in run_verifier(verifier, release, evidence, params, ctx, time_limit):
                 sections[verifier.criterion].certificates.append((verifier.name, certificate))
     attack_params = {p.name for a in select(registry, "attack", release, attacks) for p in a.params}
     attack_options = {k: v for k, v in options.items() if k in attack_params}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from ..assess import select
+from ..assess import DEFAULT_TIME_LIMIT, select
 from ..atomic import write_text_atomic
 from ..audit import build_audit
 from ..audit.html import render_html
@@ -61,6 +61,14 @@ RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
     is_flag=True,
     help="Include original records in the evidence (never do this for a report you publish).",
 )
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIME_LIMIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds each verifier may run; one not finished by then is reported undecided (never as holding). 0: none.",
+)
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
 @run_options
 @click.pass_context
@@ -74,6 +82,7 @@ def command(
     output: str | None,
     include_examples: bool,
     attacks: tuple[str, ...],
+    time_limit: float,
     run: RunSettings,
 ) -> int:
     """Verify, attack and measure RELEASE, and write a compliance report."""
@@ -101,6 +110,7 @@ def command(
             run_ctx,
             include_examples,
             attacks,
+            time_limit or None,
         )
     if report_format == "terminal":
         render_terminal(audit, stdout_console())

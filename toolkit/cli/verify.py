@@ -9,6 +9,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from ..assess import DEFAULT_TIME_LIMIT
 from ..components import Evidence
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import read_dataset
@@ -30,6 +31,8 @@ ENGINES = ("auto", "cpsat", "enum", "both")
 
 
 def _status(certificate) -> Text:
+    if certificate.details.get("timed_out"):
+        return styled("unknown (time limit)", "yellow")
     if certificate.holds is None:
         return styled("not claimed", "yellow") if certificate.details.get("claimed") is False else Text("not checked")
     if certificate.holds:
@@ -65,6 +68,14 @@ def _short(obj: object, limit: int = 90) -> str:
     show_default=True,
     help="cpsat, enum, both (cross-check) or auto (by chunk size).",
 )
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIME_LIMIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds each verifier may run; one not finished by then is reported undecided (never as holding). 0: none.",
+)
 @click.option("--only", "only", multiple=True, metavar="NAME", help="Run only this verifier (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @run_options
@@ -79,6 +90,7 @@ def command(
     m: int | None,
     engine: str,
     only: tuple[str, ...],
+    time_limit: float,
     as_json: bool,
     run: RunSettings,
 ) -> int:
@@ -100,17 +112,24 @@ def command(
         original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha}
     )
     with running(run, progress=not as_json) as run_ctx:
-        certificates = verify_release(registry, published, evidence, run_ctx, k, m, engine, only)
+        certificates = verify_release(
+            registry, published, evidence, run_ctx, k, m, engine, only, time_limit=time_limit or None
+        )
     bad = failed(certificates)
+    unknown = [c for c in certificates if c.details.get("timed_out")]
+    input_sha = (audit_trail.input_sha256 if audit_trail is not None else "") or published.provenance.get(
+        "input_sha256"
+    )
     if as_json:
         echo_json(
             {
                 "release": release,
                 "kind": published.kind,
                 "release_sha256": release_sha,
-                "input_sha256": published.provenance.get("input_sha256"),
+                "input_sha256": input_sha or None,
                 "original_sha256": original_sha,
                 "holds": not bad,
+                "complete": not unknown,
                 "certificates": [c.to_json() for c in certificates],
             }
         )
@@ -133,7 +152,7 @@ def command(
             console.print("(a guarantee that is not claimed is reported with what was found; it does not fail the run)")
         console.print(f"release SHA-256 {release_sha}")
         console.print(
-            f"input SHA-256   {published.provenance.get('input_sha256') or '(not stated)'}"
+            f"input SHA-256   {input_sha or '(in the trail; not given)'}"
             + (f"; original {original_sha}" if original_sha else "")
         )
         for c in certificates:
@@ -142,9 +161,10 @@ def command(
                     styled(f"ENGINES DISAGREE on {c.guarantee}:", "bold red"),
                     _short(c.details["engine_disagreements"], 300),
                 )
-        console.print(
-            styled("every claimed guarantee holds", "green")
-            if not bad
-            else styled(f"{len(bad)} guarantee(s) fail", "bold red")
-        )
-    return EXIT_GUARANTEE_FAILED if bad else 0
+        if bad:
+            console.print(styled(f"{len(bad)} guarantee(s) fail", "bold red"))
+        elif unknown:
+            console.print(styled(f"INCOMPLETE: {len(unknown)} certificate(s) hit the time limit", "bold yellow"))
+        else:
+            console.print(styled("every claimed guarantee holds", "green"))
+    return EXIT_GUARANTEE_FAILED if bad or unknown else 0

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..assess import options_for, run_metrics, select
+from ..assess import DEFAULT_TIME_LIMIT, options_for, run_metrics, run_verifier, select
 from ..atomic import write_text_atomic
 from ..components import Evidence
 from ..context import Context
@@ -144,7 +144,9 @@ def run_cell(
         certified: list[str] = []
         start = time.perf_counter()
         for verifier in select(registry, "verifier", release, ()):
-            for certificate in verifier.verify(release, evidence, options_for(verifier, {}), ctx):
+            for certificate in run_verifier(
+                verifier, release, evidence, options_for(verifier, {}), ctx, DEFAULT_TIME_LIMIT
+            ):
                 if certificate.holds is not None:
                     name = (
                         verifier.name
