@@ -100,6 +100,7 @@ class TopKDeviation(Metric):
     name = "tkd"
     summary = "Top-K deviation: share of the original's K most frequent itemsets not among a reconstruction's top K."
     applies_to = ("disassociated", "sanitized")
+    better = "lower"
     needs = ("original",)
     params = (
         SAMPLES,
@@ -148,6 +149,7 @@ class RelativeError(Metric):
     name = "re"
     summary = "Relative error of the supports of pairs of the most frequent items, original vs reconstruction."
     applies_to = ("disassociated", "sanitized")
+    better = "lower"
     needs = ("original",)
     params = (
         SAMPLES,

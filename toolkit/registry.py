@@ -24,6 +24,7 @@ from .components import KINDS, Component
 from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
+    "claim-models": "privtool.plugins.claim_models",
     "formats": "privtool.plugins.formats",
     "generalization": "privtool.plugins.generalization",
     "disassociation": "privtool.plugins.disassociation",
