@@ -78,7 +78,8 @@ def choice_given(choice: Mapping[str, Any]) -> str:
     given = [name for name in ("rules", "sensitive", "sensitive_rules") if choice.get(name) is not None]
     if len(given) != 1:
         raise ParameterError(
-            "give the sensitive rules one way: rules (a rule file), sensitive (a count, with pick random or top) or sensitive_rules"
+            "give the sensitive rules one way: rules (a rule file), "
+            "sensitive (a count, with pick random or top) or sensitive_rules"
             + (f", not {' and '.join(given)}." if given else ".")
         )
     return given[0]

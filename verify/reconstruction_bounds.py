@@ -191,7 +191,7 @@ class _Sources:
         """(r_P, caps) of one itemset in this cluster (the best source choice), or
         None when no reconstruction of the cluster holds it."""
         found = None
-        for path, r, caps in self._choices(tuple(itemset)):
+        for _, r, caps in self._choices(tuple(itemset)):
             score = _score(r, caps)
             if found is None or score > found[0]:
                 found = (score, r, caps)
@@ -303,7 +303,8 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
         views = cluster_views(release, m, k, parent)
     except OverlappingJointClusters as exc:
         details["reason"] = (
-            f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); the closed form does not cover it"
+            f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); "
+            "the closed form does not cover it"
         )
         return Certificate(
             "disassociation-guarantee", None, "closed-form", 0, round(time.perf_counter() - start, 4), None, details

@@ -137,7 +137,8 @@ def command(
         for c in certificates:
             if c.details.get("engine_disagreements"):
                 console.print(
-                    f"[bold red]ENGINES DISAGREE on {c.guarantee}:[/bold red] {_short(c.details['engine_disagreements'], 300)}"
+                    f"[bold red]ENGINES DISAGREE on {c.guarantee}:[/bold red] "
+                    f"{_short(c.details['engine_disagreements'], 300)}"
                 )
         console.print(
             "[green]every claimed guarantee holds[/green]"

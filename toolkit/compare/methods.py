@@ -53,7 +53,8 @@ def _known(registry: Registry, spec: MethodSpec) -> None:
         dataset_sanitizer(registry, spec.method)
         if spec.sanitizers:
             raise ParameterError(
-                f"--method {spec.label!r}: the rule-hiding sanitizer {spec.method!r} works on raw data and takes no further +stage."
+                f"--method {spec.label!r}: the rule-hiding sanitizer {spec.method!r} works on raw data "
+                "and takes no further +stage."
             )
         return
     hiders = [c.name for c in registry.all("sanitizer") if is_dataset_sanitizer(c)]
