@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .components import Component, Outcome
+from .components import Component, Outcome, Sanitizer
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
@@ -51,7 +51,7 @@ def is_dataset_sanitizer(component: Component) -> bool:
     return component.kind == "sanitizer" and "dataset" in getattr(component, "applies_to", ())
 
 
-def dataset_sanitizer(registry: Registry, name: str) -> Component:
+def dataset_sanitizer(registry: Registry, name: str) -> Sanitizer:
     """The sanitizer ``name``, which must work on raw data."""
     component = registry.get("sanitizer", name)
     if not is_dataset_sanitizer(component):
