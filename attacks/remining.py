@@ -66,7 +66,10 @@ def reappearance_drop(support_xy: int, support_x: int, thresholds: Thresholds) -
 
 class RuleRemining(Attack):
     name = "rule-remining"
-    summary = "re-mine a sanitized release at the original and lowered thresholds; margin at which each sensitive rule reappears"
+    summary = (
+        "re-mine a sanitized release at the original and lowered thresholds; "
+        "margin at which each sensitive rule reappears"
+    )
     applies_to = ("sanitized",)
     criteria = ("inference",)
     refutes = ("rule-hiding",)

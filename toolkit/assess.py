@@ -29,6 +29,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from typing import Any, TypeVar
 
 from .claims import ADVERSARIES, WP29_CRITERIA, Claim, adversary_strength
@@ -49,7 +50,7 @@ def select(registry: Registry, kind: str, release: Release, names: Sequence[str]
     """The components of ``kind`` to run on ``release``: the named ones (each must
     apply) or every one that applies."""
     if names:
-        chosen = [registry.get(kind, name) for name in names]
+        chosen: list[Any] = [registry.get(kind, name) for name in names]
         for component in chosen:
             if release.kind not in component.applies_to:
                 raise ParameterError(
@@ -57,7 +58,8 @@ def select(registry: Registry, kind: str, release: Release, names: Sequence[str]
                     f"not to this {release.kind} release."
                 )
         return chosen
-    return [c for c in registry.all(kind) if release.kind in c.applies_to]
+    applicable: list[Any] = [c for c in registry.all(kind) if release.kind in getattr(c, "applies_to", ())]
+    return applicable
 
 
 def options_for(component: Component, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -599,13 +601,11 @@ def run_attacks(
         params = options_for(attack, options)
         started = time.perf_counter()
         with ctx.stage(f"attack {attack.name}"):
-            found, failure = call_component(
-                registry, attack, lambda a=attack, p=params: a.run(release, evidence, p, ctx)
-            )
+            found, failure = call_component(registry, attack, partial(attack.run, release, evidence, params, ctx))
         findings = [judge(f, attack, release.claims) for f in found or []]
         exposure = None
         if failure is None:
-            exposure, failure = call_component(registry, attack, lambda a=attack, f=findings: a.exposure(f))
+            exposure, failure = call_component(registry, attack, partial(attack.exposure, findings))
         runs.append(
             AttackRun(
                 attack.name,
@@ -651,12 +651,12 @@ def run_metrics(
             reason = _missing(metric, evidence)
             if reason is not None:
                 raise MissingEvidence(reason)
+            compute = partial(metric.compute, release, evidence, params, ctx)
+            values: dict[str, Any] | None
             if registry is None:
-                values, failure = metric.compute(release, evidence, params, ctx), None
+                values, failure = compute(), None
             else:
-                values, failure = call_component(
-                    registry, metric, lambda m=metric, p=params: m.compute(release, evidence, p, ctx)
-                )
+                values, failure = call_component(registry, metric, compute)
         except MissingEvidence as exc:
             if named:
                 raise

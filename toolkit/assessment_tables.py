@@ -135,5 +135,19 @@ def print_attack(console: Console, run: AttackRun, max_rows: int, include_exampl
     console.print(table)
 
 
+def print_engine_disagreements(console: Console, result: Assessment) -> None:
+    """Where ``--engine both`` found the engines disagree (one of them is wrong)."""
+    runs = [*(run for claim in result.claims for run in claim.runs), *result.integrity]
+    for run in runs:
+        for certificate in run.certificates:
+            if certificate.details.get("engine_disagreements"):
+                console.print(
+                    Text.assemble(
+                        Text(f"ENGINES DISAGREE on {certificate.guarantee}: ", style="bold red"),
+                        evidence_text(certificate.details["engine_disagreements"], 300),
+                    )
+                )
+
+
 def print_verdict(console: Console, result: Assessment) -> None:
     console.print(Text.assemble("Verdict: ", styled(result.verdict), f" ({result.verdict_reason})"))

@@ -93,8 +93,10 @@ def _frequent_pairs(counter: Any, k: int) -> list[tuple[int, int]]:
 def _wider_below(counter: Any, k: int, m: int) -> Iterator[tuple[tuple[int, ...], int]]:
     """Sets of 3..m classes with a count in [1, k-1], level by level; stops
     after the first level that has any (module docstring)."""
-    current = sorted(_frequent_pairs(counter, k))
-    rows = {pair: np.intersect1d(*(counter.class_rows[c] for c in pair), assume_unique=True) for pair in current}
+    current: list[tuple[int, ...]] = sorted(_frequent_pairs(counter, k))
+    rows: dict[tuple[int, ...], np.ndarray] = {
+        (a, b): np.intersect1d(counter.class_rows[a], counter.class_rows[b], assume_unique=True) for a, b in current
+    }
     for _ in range(3, m + 1):
         found = False
         by_prefix: dict[tuple[int, ...], list[int]] = {}

@@ -123,5 +123,7 @@ class RuleSideEffects(Metric):
     needs = ("original",)
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        if evidence.original is None:  # ``needs`` keeps this from happening through the runners
+            raise MissingEvidence(f"metric {self.name!r} needs the original data (--original DATA).")
         rules, thresholds = release_rules(release, evidence.trail, evidence.extra.get("release_sha256"))
         return side_effects(evidence.original, release_dataset(release), rules, thresholds, evidence.trail)

@@ -212,10 +212,10 @@ def render_markdown(audit: Audit) -> str:
                 lines += [*_finding_rows(audit, worst), ""]
     if result.integrity:
         lines += ["## Integrity checks", "", "| check | result | evidence |", "|---|---|---|"]
-        for run in result.integrity:
-            witness = next((c.witness for c in run.certificates if c.holds is False and c.witness), None)
-            detail = evidence_text(witness) if witness else run.why
-            lines.append(f"| {md_escape(run.verifier)} | {run.outcome} | {md_escape(detail)} |")
+        for check in result.integrity:
+            witness = next((c.witness for c in check.certificates if c.holds is False and c.witness), None)
+            detail = evidence_text(witness) if witness else check.why
+            lines.append(f"| {md_escape(check.verifier)} | {check.outcome} | {md_escape(detail)} |")
         lines.append("")
     lines += [
         "## Release",

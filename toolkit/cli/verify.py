@@ -8,7 +8,13 @@ from __future__ import annotations
 import click
 
 from ..assess import VERIFY, assess
-from ..assessment_tables import print_claims, print_integrity, print_structure, print_verdict
+from ..assessment_tables import (
+    print_claims,
+    print_engine_disagreements,
+    print_integrity,
+    print_structure,
+    print_verdict,
+)
 from ..components import Evidence
 from ..errors import ParameterError
 from ..io import file_sha256, read_dataset
@@ -120,5 +126,6 @@ def command(
             + (f"; original {original_sha}" if original_sha else ""),
             markup=False,
         )
+        print_engine_disagreements(console, result)
         print_verdict(console, result)
     return result.exit_code
