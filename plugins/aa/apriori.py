@@ -1,6 +1,7 @@
 """AA, Apriori-based k^m-anonymisation by global generalisation (Terrovitis,
 Mamoulis, Kalnis, "Privacy-preserving anonymization of set-valued data", PVLDB
-1(1), 2008, section 4.3; reconstructed, every choice in docs/algorithms/aa.md).
+1(1), 2008). The paper is not among the project's papers: this is a
+reconstruction, and docs/algorithms/aa.md lists every choice it makes.
 
 A *cut* of the hierarchy maps every item to one node (global recoding: all
 occurrences of an item are published as the same node, and the published nodes
@@ -15,7 +16,7 @@ AA starts from the cut of the leaves and, for i = 1..m (the Apriori order):
 2. takes the itemsets of support 1..k-1 (the violations) in a fixed order and,
    for each that is still violated under the cut as it stands then, raises the
    cut to the cheapest generalisation of that itemset that reaches support k
-   (DA's step, section 4.2): every way to replace its nodes by
+   (the step of the paper's DA): every way to replace its nodes by
    ancestors-or-self, cost = the exact increase of the dataset's NCP numerator,
    support = records holding an item under each of the chosen nodes.
 
@@ -30,7 +31,8 @@ counted again to certify it.
 Counting is numpy work: itemsets of a level are enumerated per record length
 as index combinations and counted with one sort of int64 keys; supports of
 candidate generalisations are ANDs and popcounts of per-node bitsets over the
-records (``uint64`` words). The Python loop runs once per violating itemset,
+records (``uint64`` words). Violations are read in vectorised windows; Python
+runs once per window, per repair and per distinct moved itemset of a window,
 never per item occurrence.
 """
 
