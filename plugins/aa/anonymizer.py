@@ -15,16 +15,18 @@ from typing import Any
 
 import numpy as np
 
+from privtool.arrays import csr_distinct
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.errors import ParameterError
 from privtool.hierarchy import HIERARCHY, HIERARCHY_FORMAT, Hierarchy, load_hierarchy
+from privtool.itemset_mining import itemset_counts
 from privtool.params import K, M, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
-from .apriori import ORDERS, AaResult, apriori_anonymize, generalized_records, itemset_counts
+from .apriori import ORDERS, AaResult, apriori_anonymize
 
 ORDER = Param(
     "order",
@@ -54,7 +56,7 @@ class Aa(Anonymizer):
         with ctx.stage(f"{self.name}: apriori generalisation (levels 1..{m})", None):
             result = apriori_anonymize(hier, dataset.indptr, occ_leaf, k, m, params["order"])
         published = result.gen[occ_leaf]
-        indptr, nodes = generalized_records(dataset.indptr, published)
+        indptr, nodes = csr_distinct(dataset.indptr, published)
         _check_km(indptr, nodes, k, m, hier.n_nodes)
         return _outcome(self.name, dataset, hier, result, published, indptr, nodes)
 

@@ -43,8 +43,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privtool.arrays import pair_key, run_starts, split_pair_key, unique_int
+from privtool.arrays import bitsets, csr_distinct, run_starts, unique_rows
 from privtool.hierarchy import Hierarchy
+from privtool.itemset_mining import itemset_counts
 
 _FIRST_WINDOW, _LAST_WINDOW = 64, 1 << 16
 """Rows of violations evaluated at once: the window restarts small after each
@@ -67,90 +68,14 @@ class AaResult:
     levels: list[dict[str, int]] = field(default_factory=list)
 
 
-def generalized_records(indptr: np.ndarray, occ_node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """CSR ``(indptr, nodes)`` of the records once each occurrence is replaced
-    by ``occ_node``: per record the distinct nodes, ascending."""
-    n = len(indptr) - 1
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    row, node = split_pair_key(unique_int(pair_key(rows, occ_node)))
-    out = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row, minlength=n), out=out[1:])
-    return out, node.astype(np.int64)
-
-
-def row_keys(rows: np.ndarray, base: int) -> np.ndarray | None:
-    """One int64 per row of a 2-D array of ints in ``[0, base)``: the row read
-    as digits in ``base``, so keys order like the rows; None when
-    ``base ** width`` does not fit in an int64."""
-    if base ** rows.shape[1] >= 2**63:
-        return None
-    key = np.zeros(len(rows), dtype=np.int64)
-    for j in range(rows.shape[1]):
-        key = key * base + rows[:, j]
-    return key
-
-
-def unique_rows(rows: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of a 2-D array of ints in ``[0, base)``, ascending, and
-    for each row the position of its distinct row (one int64 sort when
-    :func:`row_keys` fits, a row sort otherwise)."""
-    key = row_keys(rows, base)
-    if key is None:
-        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
-        return distinct, inverse.ravel()
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return rows[first], inverse.ravel()
-
-
-def itemset_counts(indptr: np.ndarray, nodes: np.ndarray, size: int, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every itemset of ``size`` nodes held by some record (records as CSR of
-    distinct ascending nodes), as rows of an ``(n, size)`` array in ascending
-    order, with its support. The subsets of the records of one length are one
-    fancy index of a table of index combinations; they are kept as int64 keys
-    (:func:`row_keys`) when those fit, so only the keys of all records are
-    held at once."""
-    blocks = []
-    encoded = True
-    sizes = np.diff(indptr)
-    for length in np.unique(sizes[sizes >= size]).tolist():
-        starts = indptr[:-1][sizes == length]
-        members = nodes[starts[:, None] + np.arange(length)]  # the records of this length, one per row
-        combos = np.array(list(itertools.combinations(range(length), size)), dtype=np.int64)
-        subsets = members[:, combos].reshape(-1, size)
-        key = row_keys(subsets, n_nodes)
-        encoded = key is not None
-        blocks.append(subsets if key is None else key)
-    if not encoded:
-        rows, counts = np.unique(np.concatenate(blocks), axis=0, return_counts=True)
-        return rows, counts.astype(np.int64)
-    keys = np.sort(np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64))
-    starts = run_starts(keys)
-    counts = np.diff(np.r_[starts, len(keys)]).astype(np.int64)
-    distinct = keys[starts]
-    rows = np.empty((len(distinct), size), dtype=np.int64)
-    for j in range(size - 1, -1, -1):
-        rows[:, j] = distinct % n_nodes
-        distinct //= n_nodes
-    return rows, counts
-
-
 def node_bitsets(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray) -> np.ndarray:
     """``bits[v]``: the records holding an item under node ``v``, one bit per
-    record in ``uint64`` words. Leaf rows are ORed from the occurrences, then
-    each level's rows into their parents' rows, deepest level first (the nodes
-    of one depth are grouped by parent in preorder, so one ``reduceat`` each)."""
+    record in ``uint64`` words. Leaf rows come from the occurrences; then each
+    level's rows are ORed into their parents' rows, deepest level first (the
+    nodes of one depth are grouped by parent in preorder: one ``reduceat`` each)."""
     n = len(indptr) - 1
-    words = max(1, -(-n // 64))
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    bits = np.zeros((hier.n_nodes, words), dtype=np.uint64)
-    flat = bits.reshape(-1)
-    key = occ_leaf.astype(np.int64) * words + (rows >> 6)
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    starts = run_starts(key)
-    flat[key[starts]] = np.bitwise_or.reduceat(
-        np.left_shift(np.uint64(1), (rows[order] & 63).astype(np.uint64)), starts
-    )
+    bits = bitsets(occ_leaf, rows, hier.n_nodes, n)
     for depth in range(hier.max_depth, 0, -1):
         at = np.flatnonzero(hier.depth == depth)
         parents = hier.parent[at]
@@ -227,7 +152,7 @@ class _Cut:
 
 
 def _violations(cut: _Cut, indptr: np.ndarray, occ_leaf: np.ndarray, size: int, k: int, order: str) -> np.ndarray:
-    g_indptr, g_nodes = generalized_records(indptr, cut.gen[occ_leaf])
+    g_indptr, g_nodes = csr_distinct(indptr, cut.gen[occ_leaf])
     rows, counts = itemset_counts(g_indptr, g_nodes, size, cut.hier.n_nodes)
     bad = counts < k
     rows, counts = rows[bad], counts[bad]
