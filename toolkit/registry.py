@@ -40,6 +40,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "claim-models": "privtool.plugins.claim_models",
     "formats": "privtool.plugins.formats",
     "generalization": "privtool.plugins.generalization",
+    "aa": "privtool.plugins.aa",
     "disassociation": "privtool.plugins.disassociation",
     "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",
