@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from privtool.cli import main
 from privtool.registry import Registry, load_registry
@@ -28,23 +28,24 @@ settings.load_profile("privtool")
 SCRATCH_VARIABLES = ("TMPDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "DASK_TEMPORARY_DIRECTORY")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _confine_scratch_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Point every scratch location of the test session (and of the processes
-    it starts) into the session's temporary directory."""
-    scratch = tmp_path_factory.mktemp("scratch")
-    patch = pytest.MonkeyPatch()
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Before anything is collected, point every scratch location of the test
+    session (and of the processes it starts) into pytest's temporary directory
+    (``trylast``: after pytest's tmp-path plugin has made its factory, which
+    xdist gives each worker its own base directory for)."""
+    factory: pytest.TempPathFactory = config._tmp_path_factory
+    scratch = factory.mktemp("scratch")
     for variable in SCRATCH_VARIABLES:
         place = scratch / variable.lower()
         place.mkdir()
-        patch.setenv(variable, str(place))
-    patch.setattr(tempfile, "tempdir", os.environ["TMPDIR"])
+        os.environ[variable] = str(place)
+    tempfile.tempdir = os.environ["TMPDIR"]
+    set_hypothesis_home_dir(scratch / "hypothesis")  # its caches (e.g. constants); no database
     if "dask" in sys.modules:  # imported before the variables were set: tell it directly
         import dask
 
         dask.config.set({"temporary-directory": os.environ["DASK_TEMPORARY_DIRECTORY"]})
-    yield
-    patch.undo()
 
 
 @pytest.fixture(scope="session")
