@@ -93,12 +93,14 @@ def render_terminal(audit: Audit, console: Console) -> None:
         console.print(Text(f"Lost: {loss.sentence}"))
     rows = metric_rows(audit)
     if rows:
-        table = Table(title="Utility metrics", caption=" ".join(audit.metric_notes.values()) or None)
+        table = Table(title="Utility metrics")
         table.add_column("metric")
         table.add_column("value", justify="right")
         for name, value in rows:
             table.add_row(Text(name), value)
         console.print(table)
+        for name, note in audit.metric_notes.items():
+            console.print(Text(f"{name}: {note}"))
     for run in result.attacks:
         console.print(Text(f"attack {attack_headline(run)}", style="bold"))
         if run.exposure:
