@@ -26,7 +26,7 @@ from privtool.params import K, M, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
-from .apriori import ORDERS, AaResult, apriori_anonymize
+from .apriori import COSTS, ORDERS, AaResult, apriori_anonymize
 
 ORDER = Param(
     "order",
@@ -37,11 +37,20 @@ ORDER = Param(
     choices=ORDERS,
 )
 
+COST = Param(
+    "cost",
+    str,
+    "ncp",
+    "what a repair minimises: ncp (the exact increase of NCP) or leaves (the sum of the leaf counts of the "
+    "raised nodes, as the public Python AA orders candidate cuts)",
+    choices=COSTS,
+)
+
 
 class Aa(Anonymizer):
     name = "aa"
     summary = "AA: k^m-anonymity by Apriori-based global generalisation through a hierarchy (Terrovitis et al. 2008)"
-    params = (K, M, HIERARCHY, HIERARCHY_FORMAT, ORDER)
+    params = (K, M, HIERARCHY, HIERARCHY_FORMAT, ORDER, COST)
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         k, m = params["k"], params["m"]
@@ -54,7 +63,7 @@ class Aa(Anonymizer):
                 "no k^m-anonymous release exists."
             )
         with ctx.stage(f"{self.name}: apriori generalisation (levels 1..{m})", None):
-            result = apriori_anonymize(hier, dataset.indptr, occ_leaf, k, m, params["order"])
+            result = apriori_anonymize(hier, dataset.indptr, occ_leaf, k, m, params["order"], params["cost"])
         published = result.gen[occ_leaf]
         indptr, nodes = csr_distinct(dataset.indptr, published)
         _check_km(indptr, nodes, k, m, hier.n_nodes)
