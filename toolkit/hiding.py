@@ -29,7 +29,7 @@ from .dataset import Dataset
 from .errors import ParameterError
 from .mining import Rule, Thresholds, association_rules, strongest_first
 from .params import Param, merge_specs, resolve
-from .pipeline import stamp
+from .pipeline import stamp, taking_part
 from .registry import Registry
 from .rulefile import read_rule_file, resolve_rules, rules_from_param, rules_text
 
@@ -112,4 +112,4 @@ def hide(registry: Registry, dataset: Dataset, sanitizer: str, options: Mapping[
         thresholds = Thresholds.of(values["min_support"], values["min_confidence"], dataset.n_records)
         params["sensitive_rules"] = rules_text(choose_rules(dataset, thresholds, values, ctx))
     outcome = component.sanitize(dataset, params, ctx)
-    return stamp(registry, outcome, dataset.content_sha256(), ctx.seed)
+    return stamp(outcome, taking_part(registry, [component]), dataset.content_sha256(), ctx.seed)

@@ -35,12 +35,13 @@ class AppState:
     """Global options, and the registry loaded on first use."""
 
     blocked: tuple[str, ...] = ()
+    load: tuple[str, ...] = ()
     _registry: Registry | None = field(default=None, repr=False)
 
     @property
     def registry(self) -> Registry:
         if self._registry is None:
-            self._registry = load_registry(self.blocked)
+            self._registry = load_registry(self.blocked, self.load)
         return self._registry
 
 
@@ -166,6 +167,22 @@ def parse_component_options(args: Sequence[str], spec: Sequence[Param], owner: s
                 raise ParameterError(f"{param.option} needs a value.")
             values[param.name] = args[i + 1]
             i += 2
+    return values
+
+
+def peek_options(args: Sequence[str], names: Sequence[str]) -> dict[str, str]:
+    """The values of the options ``names`` among free arguments (``--partitioner X``
+    or ``--partitioner=X``), before the rest can be parsed: which stage a method
+    uses decides which other options it accepts."""
+    wanted = {"--" + name.replace("_", "-"): name for name in names}
+    values: dict[str, str] = {}
+    for i, word in enumerate(args):
+        option, eq, inline = word.partition("=")
+        if option in wanted:
+            if eq:
+                values[wanted[option]] = inline
+            elif i + 1 < len(args):
+                values[wanted[option]] = args[i + 1]
     return values
 
 
