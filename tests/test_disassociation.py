@@ -313,13 +313,10 @@ def test_release_properties(records: list[list[str]], config: tuple[str, int, in
         assert plain.release.stats["suppressed_records"] == 0
 
 
-def test_same_release_for_every_executor(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_release_for_every_executor() -> None:
     """Byte-identical release and trail for serial and process executors, 1 or 2
     workers. Small VERPART units make the process pool really run (a map of
     fewer than 2 units per worker runs in-process)."""
-    import privtool.chain
-
-    monkeypatch.setattr(privtool.chain, "UNIT_OCCURRENCES", 300)
     rng = np.random.default_rng(7)
     popularity = rng.zipf(1.6, size=6000) % 60
     sizes = rng.integers(1, 7, size=1000)
@@ -331,7 +328,8 @@ def test_same_release_for_every_executor(monkeypatch: pytest.MonkeyPatch) -> Non
     outputs = set()
     for executor in (SerialExecutor(), ProcessExecutor(1), ProcessExecutor(2)):
         try:
-            outcome = run_method(_registry(), ds, "disassociation", options, Context(seed=5, executor=executor))
+            ctx = Context(seed=5, executor=executor, unit_occurrences=300)
+            outcome = run_method(_registry(), ds, "disassociation", options, ctx)
         finally:
             executor.close()
         outputs.add((outcome.release.dumps(), outcome.trail.dumps()))

@@ -201,16 +201,34 @@ def test_a_fault_in_each_component_method_is_one_sentence_and_exit_3(
 
 
 def test_a_fault_in_a_worker_process_names_the_plugin(
-    broken: None, data: Path, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+    broken: None, data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The chunker runs in a process pool; its fault comes back as the same sentence."""
-    import privtool.chain
+    """The chunker runs in a process pool (small units, so the pool really runs);
+    its fault comes back across the process boundary as the same fault, with the
+    worker's traceback as text."""
+    from privtool.context import Context
+    from privtool.errors import PluginFault
+    from privtool.executors import ProcessExecutor
+    from privtool.io import read_dataset
+    from privtool.pipeline import run_method
+    from privtool.registry import load_registry
 
-    monkeypatch.setattr(privtool.chain, "UNIT_OCCURRENCES", 100)
     monkeypatch.setenv(FAULT_ENV, "vertical_chunker.chunk")
-    args = ("anonymize", data, "--method", "disassociation", "--chunker", "broken-chunker", "--k", "3")
-    result = run_cli(*args, "-q", "--executor", "process", "--workers", "2", "-o", tmp_path / "r.json")
-    _one_sentence(result, "vertical chunker 'broken-chunker' raised RuntimeError in chunk_batch(): injected fault")
+    registry = load_registry()
+    dataset = read_dataset(registry, data)
+    executor = ProcessExecutor(2)
+    options = {"chunker": "broken-chunker", "k": 3}
+    try:
+        with pytest.raises(PluginFault) as raised:
+            run_method(registry, dataset, "disassociation", options, Context(executor=executor, unit_occurrences=100))
+        assert executor._pool is not None  # the chunker ran in the pool's workers
+    finally:
+        executor.close()
+    assert raised.value.plugin == "broken"
+    assert raised.value.message == (
+        "plugin 'broken': vertical chunker 'broken-chunker' raised RuntimeError in chunk_batch(): injected fault."
+    )
+    assert 'raise RuntimeError("injected fault")' in raised.value.details
 
 
 @pytest.mark.parametrize("hook", sorted(HOOKS.values()))

@@ -17,7 +17,7 @@ data over the item ids of the input :class:`~privtool.dataset.Dataset`:
 * :class:`Disassociation`: all of the above, from which the release is built.
 
 :func:`chunk_clusters` is the one way a method runs its chunker: the clusters
-in batches of about :data:`UNIT_OCCURRENCES` item occurrences through
+in batches of about ``ctx.unit_occurrences`` item occurrences through
 ``ctx.map``, so the result never depends on the executor or the worker count.
 """
 
@@ -115,19 +115,14 @@ class ClusterBatch:
         return Dataset(self._occurrence_starts[a : b + 1] - lo, self.items[lo:hi], self.labels)
 
 
-UNIT_OCCURRENCES = 250_000
-"""Item occurrences per unit of chunker work: a unit is a run of consecutive
-clusters, so that small inputs make fewer than two units per worker and run in
-the calling process (starting a pool costs more than VERPART on them), while
-large ones spread over the workers."""
-
 Unit = tuple[int, np.ndarray, np.ndarray, np.ndarray]
 """``(first, cluster_sizes, record_sizes, items)``: a :class:`ClusterBatch`
 without the vocabulary, which travels once with the mapped function."""
 
 
-def cluster_units(dataset: Dataset, clusters: list[np.ndarray]) -> list[Unit]:
-    """The clusters as units of about :data:`UNIT_OCCURRENCES` item occurrences each."""
+def cluster_units(dataset: Dataset, clusters: list[np.ndarray], unit_occurrences: int) -> list[Unit]:
+    """The clusters as units of about ``unit_occurrences`` item occurrences each
+    (a larger cluster alone)."""
     if not clusters:
         return []
     cluster_sizes = np.array([len(rows) for rows in clusters], dtype=np.int64)
@@ -136,7 +131,7 @@ def cluster_units(dataset: Dataset, clusters: list[np.ndarray]) -> list[Unit]:
     items = dataset.subset(order).items
     cluster_occ = np.add.reduceat(record_sizes, np.r_[0, np.cumsum(cluster_sizes)[:-1]])
     ends = np.cumsum(cluster_occ)
-    cuts = np.unique(np.searchsorted(ends, np.arange(UNIT_OCCURRENCES, ends[-1], UNIT_OCCURRENCES), side="right"))
+    cuts = np.unique(np.searchsorted(ends, np.arange(unit_occurrences, ends[-1], unit_occurrences), side="right"))
     cluster_cuts = [0, *cuts.tolist(), len(clusters)]
     record_cuts = np.r_[0, np.cumsum(cluster_sizes)]
     occ_cuts = np.r_[0, ends]
@@ -163,7 +158,7 @@ def run_chunker(
 def chunk_clusters(dataset: Dataset, clusters: list[np.ndarray], chunker: Bound, ctx: Context) -> list[ChunkedCluster]:
     """One :class:`ChunkedCluster` per cluster, in cluster order, from the chosen
     chunker stage run over the context's executor."""
-    units = cluster_units(dataset, clusters)
+    units = cluster_units(dataset, clusters, ctx.unit_occurrences)
     work = partial(run_chunker, chunker.component, chunker.params, ctx.seeds, dataset.labels)
     batches = ctx.map(work, units, f"vertical partitioning ({chunker.name})")
     return [chunked for batch in batches for chunked in batch]

@@ -91,6 +91,12 @@ class Context:
     progress: ProgressReporter = field(default_factory=SilentProgress)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("privtool"))
     key: tuple[int | str, ...] = ()
+    unit_occurrences: int = 250_000
+    """About how many item occurrences one unit of mapped work holds, for methods
+    that batch clusters into units (:func:`privtool.chain.chunk_clusters`): small
+    inputs then make fewer than two units per worker and run in the calling
+    process (starting a pool costs more than VERPART on them), large ones spread
+    over the workers. Results never depend on it."""
 
     @classmethod
     def of(cls, seeds: SeedSplitter) -> Context:
@@ -106,7 +112,7 @@ class Context:
         """A serial, silent context for one unit of work whose generators are
         keyed by ``key`` first: ``ctx.unit("cluster", 7).rng("x")`` is
         ``ctx.rng("cluster", 7, "x")``, the same wherever the unit runs."""
-        return Context(seed=self.seed, log=self.log, key=(*self.key, *key))
+        return Context(seed=self.seed, log=self.log, key=(*self.key, *key), unit_occurrences=self.unit_occurrences)
 
     def rng(self, *key: int | str) -> np.random.Generator:
         """A generator seeded from ``(seed, *key)``; see the class docstring."""
