@@ -311,7 +311,8 @@ class CsvLong(Format):
             empty = np.flatnonzero(block.sizes == 0)
             if len(empty):
                 raise OutputError(
-                    f"record {first + int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
+                    f"record {first + int(empty[0])} is empty and csv-long (one row per item) "
+                    "cannot hold an empty record; "
                     "write csv or jsonl instead."
                 )
             for position, record in enumerate(block.to_label_records(), start=first):

@@ -129,7 +129,10 @@ def test_metrics_json_is_reproducible_across_executors(run_cli, figure1) -> None
     args = ("metrics", release, "--original", data, "--json", "--samples", "6", "--top-k", "4", "--seed", "7")
     serial = json.loads(run_cli(*args, "--executor", "serial").out)
     process = json.loads(run_cli(*args, "--executor", "process", "--workers", "2").out)
-    strip = lambda out: [{k: v for k, v in m.items() if k != "seconds"} for m in out["metrics"]]
+
+    def strip(out: dict) -> list[dict]:
+        return [{k: v for k, v in m.items() if k != "seconds"} for m in out["metrics"]]
+
     assert strip(serial) == strip(process)
     tkd = next(m for m in serial["metrics"] if m["name"] == "tkd")
     assert tkd["values"]["tkd_samples"] == 6 and 0.0 <= tkd["values"]["tkd"] <= 1.0

@@ -30,8 +30,10 @@ class Component:
     """Common shape of every component."""
 
     kind: ClassVar[str] = ""
-    name: ClassVar[str] = ""
-    summary: ClassVar[str] = ""
+    # Instance attributes are allowed: one class may register several components
+    # (e.g. one partitioner per strategy), each with its own name and summary.
+    name: str = ""
+    summary: str = ""
     params: ClassVar[Sequence[Param]] = ()
 
     def __repr__(self) -> str:

@@ -109,3 +109,10 @@ class Guarded:
     def label(self) -> str:
         """``metric 'tlost'``."""
         return describe(self.component.kind, self.component.name)
+
+
+def plugin_of(component: object) -> str:
+    """The plugin that registered ``component`` (a view the registry handed out)."""
+    if not isinstance(component, Guarded):
+        raise TypeError(f"{component!r} did not come from the registry")
+    return component.plugin

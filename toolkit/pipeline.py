@@ -22,10 +22,11 @@ from typing import Any
 
 from . import __version__
 from .atomic import write_text_atomic
-from .components import NO_STAGE, Bound, Outcome, Stage
+from .components import NO_STAGE, Anonymizer, Bound, Component, Outcome, Sanitizer, Stage
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
+from .isolation import plugin_of
 from .params import Param, merge_specs, resolve
 from .registry import Registry
 from .trail import write_trail
@@ -45,13 +46,13 @@ class MethodChain:
     and the merged parameter spec of them all."""
 
     method: str
-    anonymizer: Any
-    stages: dict[str, Any]
-    sanitizers: list[Any]
+    anonymizer: Anonymizer
+    stages: dict[str, Component | None]
+    sanitizers: list[Sanitizer]
     spec: list[Param]
 
     @property
-    def components(self) -> list[Any]:
+    def components(self) -> list[Component]:
         """Every component that takes part, in chain order."""
         return [self.anonymizer, *(c for c in self.stages.values() if c is not None), *self.sanitizers]
 
@@ -70,7 +71,7 @@ def method_chain(
     options = options or {}
     anonymizer = registry.get("anonymizer", method)
     slots = [stage_param(registry, stage) for stage in anonymizer.stages]
-    stages: dict[str, Any] = {}
+    stages: dict[str, Component | None] = {}
     for stage, slot in zip(anonymizer.stages, slots, strict=True):
         given = options.get(stage.name)
         name = slot.coerce(given) if given is not None else stage.default
@@ -84,7 +85,7 @@ def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
     return {p.name: values[p.name] for p in spec}
 
 
-def apply_sanitizers(outcome: Outcome, chain: Sequence[Any], values: Mapping[str, Any], ctx: Context) -> Outcome:
+def apply_sanitizers(outcome: Outcome, chain: Sequence[Sanitizer], values: Mapping[str, Any], ctx: Context) -> Outcome:
     """Run ``chain`` over ``outcome``; each sanitizer must accept the release kind."""
     for sanitizer in chain:
         kind = outcome.release.kind
@@ -107,7 +108,8 @@ def taking_part(
     sorted by name."""
     plugins = dict(earlier or {})
     for component in components:
-        plugins[component.plugin] = registry.version(component.plugin)
+        plugin = plugin_of(component)
+        plugins[plugin] = registry.version(plugin)
     return dict(sorted(plugins.items()))
 
 

@@ -45,7 +45,9 @@ def project(
     sort; Python work only per sub-record."""
     rows = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)
     group_of_row = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
-    table_group, table_term, table_code = [], [], []
+    table_group: list[int] = []
+    table_term: list[int] = []
+    table_code: list[int] = []
     n_codes = 0
     for g, group_domains in enumerate(domains):
         for domain in group_domains:

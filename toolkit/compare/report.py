@@ -147,11 +147,14 @@ def index_html(
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>privtool compare</title>"
         "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#1b1b1b}table{border-collapse:collapse;font-size:.85rem}"
-        "td,th{border:1px solid #ccc;padding:.2rem .4rem}th{background:#f3f3f3}.plots{display:flex;flex-wrap:wrap;gap:1rem}"
+        "td,th{border:1px solid #ccc;padding:.2rem "
+        ".4rem}th{background:#f3f3f3}.plots{display:flex;flex-wrap:wrap;gap:1rem}"
         "figure{margin:0;flex:1 1 440px}code{background:#f6f8fa}</style></head><body>"
-        f"<h1>privtool compare</h1><p>Data <code>{escape(str(meta.get('data')))}</code> (SHA-256 <code>{escape(str(meta.get('input_sha256')))}</code>), "
+        f"<h1>privtool compare</h1><p>Data <code>{escape(str(meta.get('data')))}</code> (SHA-256 "
+        f"<code>{escape(str(meta.get('input_sha256')))}</code>), "
         f"{len(rows)} runs.</p><p>Command: <code>{escape(str(meta.get('command')))}</code></p>"
-        f"<h2>Plots</h2><div class='plots'>{figures}</div><h2>Results</h2><table><tr>{head}</tr>{body}</table></body></html>\n"
+        "<h2>Plots</h2><div "
+        f"class='plots'>{figures}</div><h2>Results</h2><table><tr>{head}</tr>{body}</table></body></html>\n"
     )
 
 
