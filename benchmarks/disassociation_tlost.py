@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> list[dict]:
                     row = {
                         "data": name,
                         "records": dataset.n_records,
-                        **options,
+                        **{key: value for key, value in options.items() if key != "refiner"},
+                        "refine": refine,
                         **values,
                         "suppressed_records": stats["suppressed_records"],
                         "clusters": stats["clusters"],
