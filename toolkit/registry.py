@@ -59,6 +59,7 @@ from .isolation import Guarded, call_plugin, describe
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
     "generalization": "privtool.plugins.generalization",
+    "aa": "privtool.plugins.aa",
     "disassociation": "privtool.plugins.disassociation",
     "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",
