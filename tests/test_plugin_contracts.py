@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from privtool import __version__
 from privtool.chain import ChunkedCluster, ClusterBatch, Partitioning
 from privtool.cli import cli
 from privtool.components import KINDS, Anonymizer, Bound, Outcome, Partitioner, Stage
@@ -63,7 +64,7 @@ def test_a_registered_partitioner_is_a_choice_and_runs_with_the_builtin_chunker_
         "refine",
         1,
     )
-    assert outcome.release.provenance["plugins"] == {"disassociation": "0.1.0", "third-party": "unknown"}
+    assert outcome.release.provenance["plugins"] == {"disassociation": __version__, "third-party": "unknown"}
 
 
 def test_a_method_gets_each_chosen_stage_bound_to_its_parameters() -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from broken_plugin import FAULT_ENV
 
+from privtool import __version__
 from privtool.hookspecs import HOOKS
 
 Install = Callable[..., None]
@@ -375,7 +376,7 @@ def test_a_release_records_only_the_plugins_that_took_part(broken: None, data: P
     assert run_cli("-p", "no:broken", *base, tmp_path / "without.json").code == 0
     with_bytes = (tmp_path / "with.json").read_bytes()
     assert with_bytes == (tmp_path / "without.json").read_bytes()
-    assert json.loads(with_bytes)["provenance"]["plugins"] == {"disassociation": "0.1.0"}
+    assert json.loads(with_bytes)["provenance"]["plugins"] == {"disassociation": __version__}
     assert run_cli(*base, tmp_path / "third.json", "--partitioner", "broken-partitioner").code == 0
     provenance = json.loads((tmp_path / "third.json").read_text())["provenance"]
-    assert provenance["plugins"] == {"broken": "0.3.0", "disassociation": "0.1.0"}
+    assert provenance["plugins"] == {"broken": "0.3.0", "disassociation": __version__}
