@@ -31,7 +31,7 @@ def measure(registry, path: str) -> dict:
     middle = time.process_time()
     chain = [registry.get("sanitizer", "safe-disassociation")]
     safe = apply_sanitizers(
-        Outcome(plain.release.canonical(), plain.trail), chain, {"k": 5, "m": 2, "max_cluster_size": 30}, ctx
+        registry, Outcome(plain.release.canonical(), plain.trail), chain, {"k": 5, "m": 2, "max_cluster_size": 30}, ctx
     )
     done = time.process_time()
     keys = ("vulnerable_chunks", "partially_suppressed_chunks", "suppressed_chunks", "ghost_records")

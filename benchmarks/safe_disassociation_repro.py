@@ -46,6 +46,7 @@ def disassociate(registry, data: Dataset, k: int, m: int, delta: int):
     middle = time.process_time()
     chain = [registry.get("sanitizer", "safe-disassociation")]
     safe = apply_sanitizers(
+        registry,
         plain.__class__(plain.release.canonical(), plain.trail),
         chain,
         {"k": k, "m": m, "max_cluster_size": delta},

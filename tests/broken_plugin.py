@@ -18,9 +18,11 @@ from typing import IO, Any
 import numpy as np
 
 from privtool.chain import ChunkedCluster, Disassociation, JointPlan, Partitioning
+from privtool.claims import Claim
 from privtool.components import (
     Anonymizer,
     Attack,
+    ClaimModel,
     Evidence,
     Format,
     Metric,
@@ -98,6 +100,9 @@ class BrokenAnonymizer(Faulty, Anonymizer):
         release = Release(kind="sanitized", records=dataset.to_label_records(), stats=stats)
         return self.fault("anonymizer.anonymize", Outcome(release, Trail()))
 
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        return self.fault("anonymizer.claims", [Claim("broken-model", {"k": params["k"]})])
+
 
 class BrokenSanitizer(Faulty, Sanitizer):
     name = "broken-sanitizer"
@@ -106,6 +111,22 @@ class BrokenSanitizer(Faulty, Sanitizer):
 
     def sanitize(self, target: Outcome | Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         return self.fault("sanitizer.sanitize", target)
+
+    def claims(self, params: dict[str, Any], incoming: Any) -> list[Claim]:
+        return self.fault("sanitizer.claims", list(incoming))
+
+
+class BrokenModel(Faulty, ClaimModel):
+    name = "broken-model"
+    summary = "test only: a model nothing proves"
+    params = (K,)
+    carried_by = ("disassociated", "generalized", "sanitized")
+
+    def statement(self, claim: Claim) -> str:
+        return self.fault("claim_model.statement", "Nothing is promised.")
+
+    def problems(self, claim: Claim) -> list[tuple[str, str]]:
+        return self.fault("claim_model.problems", super().problems(claim))
 
 
 class BrokenMetric(Faulty, Metric):
@@ -187,3 +208,7 @@ def privtool_verifiers() -> list[Verifier]:
 
 def privtool_formats() -> list[Format]:
     return _hook("privtool_formats", [BrokenFormat()])
+
+
+def privtool_claim_models() -> list[ClaimModel]:
+    return _hook("privtool_claim_models", [BrokenModel()])

@@ -126,6 +126,24 @@ COMPONENT_FAULTS = [
         None,
     ),
     (
+        "anonymizer.claims",
+        (*ANONYMIZE, "--method", "broken-anonymizer"),
+        "anonymizer 'broken-anonymizer' raised RuntimeError in claims(): injected fault",
+        None,
+    ),
+    (
+        "claim_model.problems",
+        (*ANONYMIZE, "--method", "broken-anonymizer"),
+        "claim model 'broken-model' raised RuntimeError in problems(): injected fault",
+        None,
+    ),
+    (
+        "sanitizer.claims",
+        (*ANONYMIZE, "--method", "disassociation", "--sanitizer", "broken-sanitizer"),
+        "sanitizer 'broken-sanitizer' raised RuntimeError in claims(): injected fault",
+        None,
+    ),
+    (
         "sanitizer.sanitize",
         (*ANONYMIZE, "--method", "disassociation", "--sanitizer", "broken-sanitizer"),
         "sanitizer 'broken-sanitizer' raised RuntimeError in sanitize(): injected fault",
@@ -380,3 +398,44 @@ def test_a_release_records_only_the_plugins_that_took_part(broken: None, data: P
     assert run_cli(*base, tmp_path / "third.json", "--partitioner", "broken-partitioner").code == 0
     provenance = json.loads((tmp_path / "third.json").read_text())["provenance"]
     assert provenance["plugins"] == {"broken": "0.3.0", "disassociation": __version__}
+
+
+def test_a_failing_metric_or_attack_is_an_error_and_the_rest_still_run(
+    broken: None, data: Path, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """metrics, attack, audit and compare report the failing component with
+    status error, run everything else, and end with exit 3 and one line naming
+    the plugin; ``-p no:broken`` gives the same run without it."""
+    release, trail = tmp_path / "r.json", tmp_path / "t.json"
+    made = ("anonymize", data, "--method", "disassociation", "--k", "3", "-q", "--executor", "serial")
+    assert run_cli(*made, "-o", release, "--trail", trail).code == 0
+    evidence = ("--original", data, "--trail", trail)
+
+    monkeypatch.setenv(FAULT_ENV, "metric.compute")
+    measured = run_cli("metrics", release, *evidence, "--json", "-q", "--executor", "serial")
+    _one_sentence(measured, "metric 'broken-metric' raised RuntimeError in compute(): injected fault")
+    statuses = {m["name"]: m["status"] for m in json.loads(measured.out)["metrics"]}
+    assert statuses["broken-metric"] == "error" and statuses["tlost"] == "ok" and statuses["tkd"] == "ok"
+    clean = run_cli("-p", "no:broken", "metrics", release, *evidence, "--json", "-q", "--executor", "serial")
+    assert clean.code == 0 and "broken-metric" not in clean.out
+
+    monkeypatch.setenv(FAULT_ENV, "attack.run")
+    report = tmp_path / "audit.json"
+    audited = run_cli("audit", release, *evidence, "--format", "json", "-o", report, "-q", "--executor", "serial")
+    _one_sentence(audited, "attack 'broken-attack' raised RuntimeError in run(): injected fault")
+    content = json.loads(report.read_text())
+    assert content["verdict"] == "INCOMPLETE"
+    ran = {run["attack"] for run in content["attacks"]}
+    assert {"broken-attack", "linkage"} <= ran
+
+    monkeypatch.setenv(FAULT_ENV, "metric.compute")
+    out = tmp_path / "cmp"
+    compared = run_cli(
+        "compare", data, "--method", "disassociation", "--k", "3", "-o", out, "-q", "--executor", "serial"
+    )
+    _one_sentence(compared, "metric 'broken-metric' raised RuntimeError in compute(): injected fault")
+    rows = json.loads((out / "results.json").read_text())["rows"]
+    assert len(rows) == 1 and rows[0]["verdict"] == "INCOMPLETE" and "tlost.tlost_terms" in rows[0]
+    assert not list((out / "cells").glob("*.json"))  # not stored: a resumed run tries the cell again
+    monkeypatch.delenv(FAULT_ENV)
+    assert run_cli("compare", data, "--method", "disassociation", "--k", "3", "-o", out, "-q").code == 0

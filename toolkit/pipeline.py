@@ -9,7 +9,9 @@ shared by two stages, such as ``k``, takes one value). :func:`run_method` runs
 them through the context and stamps the release with every parameter used and
 its provenance: privtool's version, the plugins whose components took part (and
 no other, so the bytes do not depend on what else is installed), the input's
-SHA-256 and the seed. The trail is tied to the release by its SHA-256.
+SHA-256 and the seed. The release's claims are those the components declare
+(``Anonymizer.claims``, then each ``Sanitizer.claims`` given the claims before
+it; :func:`declare_claims`). The trail is tied to the release by its SHA-256.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from typing import Any
 
 from . import __version__
 from .atomic import write_text_atomic
+from .claims import Claim
 from .components import NO_STAGE, Anonymizer, Bound, Component, Outcome, Sanitizer, Stage
 from .context import Context
 from .dataset import Dataset
-from .errors import ParameterError
-from .isolation import plugin_of
+from .errors import ParameterError, PluginFault
+from .isolation import describe, plugin_of
 from .params import Param, merge_specs, resolve
 from .registry import Registry
 from .trail import write_trail
@@ -85,7 +88,29 @@ def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
     return {p.name: values[p.name] for p in spec}
 
 
-def apply_sanitizers(outcome: Outcome, chain: Sequence[Sanitizer], values: Mapping[str, Any], ctx: Context) -> Outcome:
+def declare_claims(registry: Registry, component: Component, claims: Sequence[Claim], kind: str) -> list[Claim]:
+    """``claims`` as ``component`` declared them, checked against the registered
+    claim models: a claim of an unknown model, with invalid parameters or that
+    the release ``kind`` cannot carry is a fault of the component's plugin
+    (:class:`~privtool.errors.PluginFault`), never written into a release."""
+    from .verify.structure import claim_problems
+
+    models = {model.name: model for model in registry.all("claim_model")}
+    label = describe(component.kind, component.name)
+    out = list(claims)
+    for claim in out:
+        if not isinstance(claim, Claim):
+            raise PluginFault(plugin_of(component), label, f"declared {claim!r}, which is not a Claim")
+        problems = claim_problems(claim, kind, models)
+        if problems:
+            key, problem = problems[0]
+            raise PluginFault(plugin_of(component), label, f"declares an invalid claim {claim.label}: {key}: {problem}")
+    return out
+
+
+def apply_sanitizers(
+    registry: Registry, outcome: Outcome, chain: Sequence[Sanitizer], values: Mapping[str, Any], ctx: Context
+) -> Outcome:
     """Run ``chain`` over ``outcome``; each sanitizer must accept the release kind."""
     for sanitizer in chain:
         kind = outcome.release.kind
@@ -93,7 +118,12 @@ def apply_sanitizers(outcome: Outcome, chain: Sequence[Sanitizer], values: Mappi
             raise ParameterError(
                 f"sanitizer {sanitizer.name!r} applies to {', '.join(sanitizer.applies_to)} releases, not {kind}."
             )
-        outcome = sanitizer.sanitize(outcome, _pick(values, sanitizer.params), ctx)
+        incoming = outcome.release.claims
+        params = _pick(values, sanitizer.params)
+        outcome = sanitizer.sanitize(outcome, params, ctx)
+        outcome.release.claims = declare_claims(
+            registry, sanitizer, sanitizer.claims(params, incoming), outcome.release.kind
+        )
         outcome.release.params.setdefault("sanitizers", []).append(sanitizer.name)
         for param in sanitizer.params:
             outcome.release.params.setdefault(param.name, values[param.name])
@@ -147,13 +177,15 @@ def run_chain(
     for slot, component in chain.stages.items():
         params[slot] = None if component is None else Bound(component, _pick(values, component.params))
     outcome = chain.anonymizer.anonymize(dataset, params, ctx)
+    claims = chain.anonymizer.claims(params)
+    outcome.release.claims = declare_claims(registry, chain.anonymizer, claims, outcome.release.kind)
     recorded: dict[str, Any] = {"method": chain.method, **{slot: values[slot] for slot in chain.stages}}
     recorded.update(_pick(values, chain.anonymizer.params))
     for component in chain.stages.values():
         for param in component.params if component is not None else ():
             recorded.setdefault(param.name, values[param.name])
     outcome.release.params = {**recorded, **outcome.release.params}
-    outcome = apply_sanitizers(outcome, chain.sanitizers, values, ctx)
+    outcome = apply_sanitizers(registry, outcome, chain.sanitizers, values, ctx)
     return stamp(outcome, taking_part(registry, chain.components), dataset.content_sha256(), ctx.seed)
 
 

@@ -43,6 +43,7 @@ from .components import (
     KINDS,
     Anonymizer,
     Attack,
+    ClaimModel,
     Component,
     Format,
     Metric,
@@ -57,6 +58,7 @@ from .errors import PluginError, PluginFault
 from .isolation import Guarded, call_plugin, describe
 
 BUILTIN_PLUGINS: dict[str, str] = {
+    "claim-models": "privtool.plugins.claim_models",
     "formats": "privtool.plugins.formats",
     "generalization": "privtool.plugins.generalization",
     "aa": "privtool.plugins.aa",
@@ -266,6 +268,8 @@ class Registry:
     @overload
     def all(self, kind: Literal["anonymizer"]) -> list[Anonymizer]: ...
     @overload
+    def all(self, kind: Literal["claim_model"]) -> list[ClaimModel]: ...
+    @overload
     def all(self, kind: Literal["attack"]) -> list[Attack]: ...
     @overload
     def all(self, kind: Literal["verifier"]) -> list[Verifier]: ...
@@ -289,6 +293,8 @@ class Registry:
     def get(self, kind: Literal["sanitizer"], name: str) -> Sanitizer: ...
     @overload
     def get(self, kind: Literal["anonymizer"], name: str) -> Anonymizer: ...
+    @overload
+    def get(self, kind: Literal["claim_model"], name: str) -> ClaimModel: ...
     @overload
     def get(self, kind: Literal["attack"], name: str) -> Attack: ...
     @overload

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from privtool.chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, chunk_clusters
+from privtool.claims import Claim
 from privtool.components import (
     Anonymizer,
     Bound,
@@ -129,6 +130,11 @@ class Disassociate(Anonymizer):
     )
     params = (K, M)
 
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """k^m-anonymity at the method's k and m (every record chunk and shared
+        chunk k^m-anonymous, hence the disassociation guarantee)."""
+        return [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]
+
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         partitioner: Bound = params["partitioner"]
         chunker: Bound = params["chunker"]
@@ -150,6 +156,7 @@ class TLost(Metric):
         "and of item occurrences (tlost_occurrences) left in term chunks"
     )
     applies_to = ("disassociated",)
+    better = "lower"
     needs = ("original",)
     params = (
         Param(

@@ -18,9 +18,7 @@ import click
 
 from .. import __version__
 from ..errors import EXIT_INTERNAL, EXIT_USAGE, PluginFault, UserError
-from .common import AppState
-
-TRACEBACK_ENV = "PRIVTOOL_TRACEBACK"
+from .common import TRACEBACK_ENV, AppState
 
 COMMAND_MODULES = (
     "plugins",
@@ -67,7 +65,7 @@ def cli(ctx: click.Context, plugin_flags: tuple[str, ...], show_traceback: bool)
         if not name or name.startswith("no:"):
             raise click.BadParameter(f"expected NAME or no:NAME, got {flag!r}", param_hint="-p")
         (blocked if flag.startswith("no:") else load).append(name)
-    ctx.obj = AppState(blocked=tuple(blocked), load=tuple(load))
+    ctx.obj = AppState(blocked=tuple(blocked), load=tuple(load), traceback=show_traceback)
 
 
 for _module in COMMAND_MODULES:

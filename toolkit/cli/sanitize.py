@@ -15,6 +15,7 @@ import click
 
 from ..components import Outcome
 from ..errors import InputError, ParameterError
+from ..io import file_sha256
 from ..params import merge_specs, resolve
 from ..pipeline import apply_sanitizers, stamp, taking_part, write_outcome
 from ..release import read_release
@@ -62,7 +63,7 @@ def command(
     release = read_release(release_path)
     if trail is not None:
         old_trail = read_trail(trail)
-        if old_trail.release_sha256 and old_trail.release_sha256 != release.sha256():
+        if old_trail.release_sha256 and old_trail.release_sha256 != file_sha256(release_path):
             raise InputError(f"this trail belongs to another release, not to {release_path}", path=trail)
     else:
         old_trail = Trail(input_sha256=str(release.provenance.get("input_sha256", "")))
@@ -71,7 +72,7 @@ def command(
     options = {**from_release, **load_config(config), **parse_component_options(ctx.args, spec, "sanitize")}
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
     with running(run) as run_ctx:
-        outcome = apply_sanitizers(Outcome(release, old_trail), chain, values, run_ctx)
+        outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
     plugins = taking_part(registry, chain, earlier=release.provenance.get("plugins"))
     outcome = stamp(outcome, plugins, str(release.provenance.get("input_sha256", "")), run.seed)
     write_outcome(outcome, output, trail_out)
