@@ -58,7 +58,7 @@ def make_release(run_cli, method: str, data: Path, folder: Path) -> tuple[Path, 
     else:
         _, partitioner, refine, safe = next(d for d in DISASSOCIATION if d[0] == method)
         args = ["anonymize", data, "--method", "disassociation", "--partitioner", partitioner, "--k", "3", "--m", "2"]
-        args += ["--max-cluster-size", "8", "--refine" if refine else "--no-refine"]
+        args += ["--max-cluster-size", "8", "--refiner", "refine" if refine else "none"]
         args += ["--sanitizer", "safe-disassociation"] if safe else []
         made = run_cli(*args, "-o", release, "--trail", trail, *FAST)
     assert made.code == 0, made.err

@@ -13,18 +13,16 @@ from pathlib import Path
 from unittest import mock
 
 import km_full_domain
-import pluggy
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privtool import hookspecs
 from privtool.claims import Claim
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.pipeline import run_method, write_outcome
-from privtool.registry import BUILTIN_PLUGINS, Registry
+from privtool.registry import Registry, load_registry
 from privtool.release import Release
 from privtool.verify.records_km import KmAnonymityOfRecords
 
@@ -129,12 +127,7 @@ def test_nested_labels_golden() -> None:
 
 # ------------------------------------------------------------ claiming plugins
 def registry_with(module, name: str) -> Registry:
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
-    pm.add_hookspecs(hookspecs)
-    for builtin, path in BUILTIN_PLUGINS.items():
-        pm.register(importlib.import_module(path), name=builtin)
-    pm.register(module, name=name)
-    return Registry(pm)
+    return load_registry(extra={name: module})
 
 
 def data_file(tmp_path: Path, records: list[list[str]]) -> Path:
