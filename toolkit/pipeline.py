@@ -15,14 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import __version__
-from .atomic import write_text_atomic
+from .atomic import write_texts_atomic
 from .components import Anonymizer, Outcome, Sanitizer
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
 from .params import Param, merge_specs, resolve
 from .registry import Registry
-from .trail import write_trail
 
 
 def stage_specs(
@@ -74,10 +73,12 @@ def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) ->
 def write_outcome(
     outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None
 ) -> None:
-    """Write the stamped release (and, when asked, its trail) atomically."""
-    write_text_atomic(release_path, outcome.release_text or outcome.release.dumps())
+    """Write the stamped release (and, when asked, its trail) atomically, the
+    two as a unit: both files or neither."""
+    files: list[tuple[str | os.PathLike[str], str]] = [(release_path, outcome.release_text or outcome.release.dumps())]
     if trail_path is not None:
-        write_trail(outcome.trail, trail_path)
+        files.append((trail_path, outcome.trail.dumps()))
+    write_texts_atomic(files)
 
 
 def run_method(

@@ -33,7 +33,7 @@ from .components import (
     Verifier,
     VerticalChunker,
 )
-from .errors import PluginError
+from .errors import PluginError, UnknownComponent
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
@@ -166,14 +166,14 @@ class Registry:
     @overload
     def get(self, kind: str, name: str) -> Component: ...
     def get(self, kind: str, name: str) -> Any:
-        """The component of ``kind`` called ``name``; a :class:`PluginError` that
-        lists the known names otherwise."""
+        """The component of ``kind`` called ``name``; an :class:`UnknownComponent`
+        error that lists the known names otherwise."""
         try:
             return self._components[kind][name]
         except KeyError:
             known = ", ".join(self.names(kind)) or "none installed"
             label = kind.replace("_", " ")
-            raise PluginError(f"unknown {label} {name!r} (known: {known}).") from None
+            raise UnknownComponent(f"unknown {label} {name!r} (known: {known}).") from None
 
     def owner(self, kind: str, name: str) -> str:
         return self._owner[(kind, name)]
