@@ -15,11 +15,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
-import numpy as np
 import pytest
+from child_venv import make_child_venv
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "README.md", "toolkit", "plugins", "attacks", "verify")
@@ -60,8 +59,9 @@ EXPECTED = [
 
 
 def _install(tmp_path: Path, editable: bool) -> tuple[Path, Path]:
-    """A fresh environment with privtool installed from a copy of the sources:
-    ``(its python, the installed package folder)``."""
+    """A child environment with privtool installed from a copy of the sources
+    (its dependencies come from the running environment): ``(its python, the
+    installed package folder)``."""
     source = tmp_path / "source"
     for name in SOURCES:
         if (REPO / name).is_dir():
@@ -69,23 +69,14 @@ def _install(tmp_path: Path, editable: bool) -> tuple[Path, Path]:
         else:
             source.mkdir(exist_ok=True)
             shutil.copy2(REPO / name, source / name)
-    venv.create(tmp_path / "env", with_pip=False)
-    python = tmp_path / "env" / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()
-    )  # fmt: skip
-    mode = ["-e", str(source), "--config-settings", "editable_mode=strict"] if editable else [str(source)]
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
-    subprocess.run([*pip, "--target", site, *mode], capture_output=True, text=True, check=True)
-    # The dependencies (numpy, pluggy, ...) come from the environment running the tests.
-    (site / "dependencies.pth").write_text(str(Path(np.__file__).resolve().parents[1]) + "\n")
+    child = make_child_venv(tmp_path / "env")
     if editable:
+        child.install(source, "--config-settings", "editable_mode=strict", "-e")
         (link_tree,) = (source / "build").glob("__editable__.privtool-*")
-        return python, link_tree / "privtool"
-    return python, site / "privtool"
+        return child.python, link_tree / "privtool"
+    child.install(source)
+    purelib = child.run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+    return child.python, Path(purelib) / "privtool"
 
 
 def _mypy(python: Path, tmp_path: Path, script: str, name: str) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,5 @@
-"""tKd and re, the mining helpers under them, and the ``privtool metrics`` command."""
+"""tKd and re, the mining helpers under them, and the ``privtool metrics`` command
+(ARE and the reconstructions of generalized releases: test_are.py)."""
 
 from __future__ import annotations
 
@@ -162,5 +163,5 @@ def test_metrics_table_and_bad_input(run_cli, figure1, tmp_path: Path) -> None:
             }
         )
     )
-    wrong_kind = run_cli("metrics", generalized, "--metric", "tkd")
+    wrong_kind = run_cli("metrics", generalized, "--metric", "tlost")
     assert wrong_kind.code == 2 and "not to this generalized release" in wrong_kind.err

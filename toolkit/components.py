@@ -1,4 +1,4 @@
-"""The component protocols that plugins implement (DESIGN.md, "Hook specs").
+"""The component protocols that plugins implement (docs/design.md, "Hook specs and the registry").
 
 Every hook in :mod:`privtool.hookspecs` returns a list of component objects. A
 component has a unique ``name`` within its kind, a one-line ``summary`` and its

@@ -38,6 +38,7 @@ from .errors import PluginError, UnknownComponent
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
     "generalization": "privtool.plugins.generalization",
+    "aa": "privtool.plugins.aa",
     "disassociation": "privtool.plugins.disassociation",
     "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",

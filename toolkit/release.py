@@ -1,6 +1,6 @@
 """The published release and its JSON format ``privtool-release/1``.
 
-Three kinds share one envelope (DESIGN.md, "Release format"):
+Three kinds share one envelope (docs/design.md, "Release format"):
 
 * ``disassociated``: ``clusters`` (record chunks and a term chunk each) and
   ``joint_clusters`` (shared chunks over several clusters);

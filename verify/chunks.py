@@ -1,7 +1,7 @@
 """Chunk-level checks of a disassociated release: k^m-anonymity and covered items.
 
 A *chunk* is a record chunk or a shared chunk: the multiset of its non-empty
-sub-records (DESIGN.md, "Release format"). Two independent engines decide each
+sub-records (docs/design.md, "Release format"). Two independent engines decide each
 property:
 
 * ``enum``: direct enumeration with per-item row bitsets (Python ints, bit r =
