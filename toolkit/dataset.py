@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -64,13 +65,14 @@ def record_lists(records: Iterable[Iterable[Item]]) -> list[list[Item]]:
     return rows
 
 
-def item_vocabulary(rows: Sequence[Sequence[Item]]) -> tuple[set[Item], dict[Item, str] | None]:
-    """The distinct items of ``rows`` and, unless they are plain ``str`` labels
-    already, the label of each (the decimal text of an integer).
+def item_labels(rows: Sequence[Sequence[Item]]) -> dict[Item, str]:
+    """The label of every distinct item of ``rows``: a string is its own label,
+    an integer its decimal text.
 
     Items must all be strings or all integers; the first item that is neither
-    (or that mixes the two kinds) raises naming its record. Checks run over the
-    types and the distinct items, not per occurrence in Python."""
+    (or that mixes the two kinds), an empty label or one that is not valid
+    Unicode raises naming its record. Checks run over the types and the
+    distinct items, not over every occurrence in Python."""
     kinds = set(map(type, itertools.chain.from_iterable(rows)))
     bad = [kind for kind in kinds if not (issubclass(kind, str) or _is_integer_type(kind))]
     if bad:
@@ -83,32 +85,28 @@ def item_vocabulary(rows: Sequence[Sequence[Item]]) -> tuple[set[Item], dict[Ite
             f"record {position} holds the integer {item!r} among string items; give every item as a string "
             "or every item as an integer."
         )
-    distinct = _distinct(rows)
+    distinct = set(itertools.chain.from_iterable(rows))
     if not texts:
-        return distinct, {item: str(int(item)) for item in distinct}
-    if "" in distinct:
-        position, _ = _first(rows, lambda x: x == "")
-        raise ValueError(f"record {position} holds an empty item label.")
-    for label in distinct:
-        if not label.isascii():  # type: ignore[union-attr]
+        return {item: str(int(item)) for item in distinct}
+    label_of = {item: str(item) for item in distinct}
+    for item, label in label_of.items():
+        if not label:
+            raise ValueError(
+                f"record {_first(rows, functools.partial(operator.eq, item))[0]} holds an empty item label."
+            )
+        if not label.isascii():
             try:
-                label.encode("utf-8")  # type: ignore[union-attr]
+                label.encode("utf-8")
             except UnicodeEncodeError:
-                position, _ = _first(rows, lambda x, bad_label=label: x == bad_label)
+                position = _first(rows, functools.partial(operator.eq, item))[0]
                 raise ValueError(
                     f"record {position} holds the item {label!r}, which is not valid Unicode text (a lone surrogate)."
                 ) from None
-    if texts == [str]:
-        return distinct, None
-    return distinct, {item: str(item) for item in distinct}
+    return label_of
 
 
 def _is_integer_type(kind: type) -> bool:
     return issubclass(kind, (int, np.integer)) and not issubclass(kind, bool)
-
-
-def _distinct(rows: Sequence[Sequence[Item]]) -> set[Item]:
-    return set(itertools.chain.from_iterable(rows))
 
 
 def _first(rows: Sequence[Sequence[Item]], wanted: Callable[[Any], bool]) -> tuple[int, Any]:
@@ -174,19 +172,15 @@ class Dataset:
         is every label seen, in :func:`label_sort_key` order.
         """
         rows = record_lists(records)
-        distinct, label_of = item_vocabulary(rows)
+        label_of = item_labels(rows)
         if labels is None:
-            labels = sorted(set(label_of.values()) if label_of is not None else distinct, key=label_sort_key)  # type: ignore[arg-type]
-        index: dict[Any, int] = {label: i for i, label in enumerate(labels)}
-        if label_of is not None:
-            unknown = {item for item, label in label_of.items() if label not in index}
-            lookup = {item: index[label] for item, label in label_of.items() if label in index}
-        else:
-            unknown = distinct.difference(index)
-            lookup = index
+            labels = sorted(set(label_of.values()), key=label_sort_key)
+        index = {label: i for i, label in enumerate(labels)}
+        unknown = {item for item, label in label_of.items() if label not in index}
         if unknown:
             position, item = _first(rows, unknown.__contains__)
             raise ValueError(f"record {position} holds the item {item!r}, which is not in the given labels.")
+        lookup = {item: index[label] for item, label in label_of.items()}
         lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
         flat = np.fromiter(
             map(lookup.__getitem__, itertools.chain.from_iterable(rows)), dtype=np.int32, count=int(lengths.sum())

@@ -87,7 +87,8 @@ def _from_long(pd: ModuleType, frame: pandas.DataFrame, transaction: Hashable, i
 def _factorize(pd: ModuleType, column: pandas.Series, name: Hashable, role: str) -> tuple[np.ndarray, Any]:
     """``pandas.factorize`` in order of first appearance; unhashable values raise."""
     try:
-        return pd.factorize(column, sort=False)  # type: ignore[no-any-return]
+        codes, uniques = pd.factorize(column, sort=False)
+        return codes, uniques
     except TypeError:
         bad = next(value for value in column if not isinstance(value, Hashable))
         raise TypeError(f"column {name!r} ({role}) holds {describe_value(bad)}, which is not hashable.") from None

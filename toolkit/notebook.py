@@ -37,7 +37,8 @@ def cell(value: object) -> str:
 def table(columns: Sequence[str], rows: Iterable[Sequence[object]], limit: int = 20) -> str:
     """A compact HTML table of at most ``limit`` rows, saying how many were left out."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body, left_out = [], 0
+    body: list[str] = []
+    left_out = 0
     for row in rows:
         if len(body) < limit:
             body.append("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>")
