@@ -42,6 +42,12 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[variable] = str(place)
     tempfile.tempdir = os.environ["TMPDIR"]
     set_hypothesis_home_dir(scratch / "hypothesis")  # its caches (e.g. constants); no database
+    # Build hypothesis's Unicode table in this fresh home now: built inside the
+    # first test that draws text, it took over a second on a loaded machine and
+    # failed that test's too_slow health check.
+    from hypothesis.internal.charmap import charmap
+
+    charmap()
     if "dask" in sys.modules:  # imported before the variables were set: tell it directly
         import dask
 
