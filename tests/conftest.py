@@ -22,7 +22,10 @@ from privtool.registry import Registry, load_registry
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 
-settings.register_profile("privtool", parent=settings.get_profile("default"), database=None)
+# No example database (nothing written into the repository) and no deadline:
+# a deadline is a timing assertion, and timings belong in benchmarks/, not in
+# tests that run on loaded machines.
+settings.register_profile("privtool", parent=settings.get_profile("default"), database=None, deadline=None)
 settings.load_profile("privtool")
 
 SCRATCH_VARIABLES = ("TMPDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "DASK_TEMPORARY_DIRECTORY")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -44,12 +44,16 @@ class Dataset:
     indptr: np.ndarray
     items: np.ndarray
     labels: tuple[str, ...]
-    _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", {label: i for i, label in enumerate(self.labels)})
         for array in (self.indptr, self.items):
             array.setflags(write=False)
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        """Label -> id, built on first use: most datasets (one cluster of a
+        partitioning, a subset) never look a label up."""
+        return {label: i for i, label in enumerate(self.labels)}
 
     # ------------------------------------------------------------------ build
     @classmethod

@@ -137,6 +137,52 @@ def resolve(spec: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict
     return values
 
 
+RESERVED_NAMES = frozenset(
+    {
+        "attack",
+        "config",
+        "data_format",
+        "example",
+        "executor",
+        "format",
+        "from",
+        "grid",
+        "help",
+        "include_examples",
+        "json",
+        "list",
+        "max_rows",
+        "method",
+        "metric",
+        "no_verify",
+        "only",
+        "original",
+        "output",
+        "pick",
+        "quiet",
+        "release",
+        "repeat",
+        "rules",
+        "sample",
+        "sanitizer",
+        "scheduler",
+        "seed",
+        "sensitive",
+        "to",
+        "top",
+        "traceback",
+        "trail",
+        "trail_out",
+        "version",
+        "workers",
+    }
+)
+"""Names the commands own (``--seed``, ``--output``, ...): a component parameter
+with one of them would be taken by the command, so registration refuses it.
+Names a command shares with components on purpose (``--k``, ``--known``,
+``--engine``, ...) are not here; ``tests/test_plugin_contracts.py`` checks that
+every command option is one or the other."""
+
 K = Param("k", int, 5, "k: every published itemset (of up to m items) occurs at least k times.", min=2)
 M = Param("m", int, 2, "m: the largest number of items an adversary knows.", min=1)
 """The two parameters almost every privacy component shares."""
