@@ -51,6 +51,21 @@ def pytest_configure(config: pytest.Config) -> None:
         dask.config.set({"temporary-directory": os.environ["DASK_TEMPORARY_DIRECTORY"]})
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Fill hypothesis's caches once every test module is imported: its Unicode
+    table and the constants it reads from our own (local) modules are built in
+    the fresh home above, and inside the first test that draws they took over a
+    second on a loaded machine, failing that test's too_slow health check. Both
+    are internals of hypothesis: if they move, the warm-up is skipped."""
+    try:
+        from hypothesis.internal.charmap import charmap
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+    except ImportError:
+        return
+    charmap()
+    _get_local_constants()
+
+
 @pytest.fixture(scope="session")
 def registry() -> Registry:
     return load_registry()
