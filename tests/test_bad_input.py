@@ -156,7 +156,7 @@ def test_json_nested_100000_deep(run_cli, tmp_path: Path) -> None:
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
     _every_reader(run_cli, deep, tmp_path, "deep.json: the release nests arrays or objects too deeply")
-    nested = json.loads('{"format": "privtool-release/2", "kind": "sanitized", "provenance": {}, "records": []}')
+    nested = json.loads('{"format": "privtool-release/2", "kind": "sanitized", "provenance": {}, "claims": [], "records": []}')
     nested["params"] = {"x": json.loads("[" * 500 + "]" * 500)}
     within = tmp_path / "within.json"
     within.write_text(json.dumps(nested))
@@ -248,7 +248,7 @@ def test_rae_and_tkd_refuse_what_long_records_would_allocate(run_cli, tmp_path: 
     original.write_text("".join(json.dumps(r) + "\n" for r in LONG * 30))
     chunk = [row for row in LONG] * 2
     release = {
-        "format": "privtool-release/2", "kind": "disassociated", "params": {"k": 2, "m": 1}, "provenance": {},
+        "format": "privtool-release/2", "kind": "disassociated", "params": {"k": 2, "m": 1}, "provenance": {}, "claims": [],
         "clusters": [{"id": "c0", "size": 28, "record_chunks": [chunk], "term_chunk": []}],
     }  # fmt: skip
     path = tmp_path / "long.json"
@@ -258,7 +258,7 @@ def test_rae_and_tkd_refuse_what_long_records_would_allocate(run_cli, tmp_path: 
     sanitized = tmp_path / "sanitized.json"
     sanitized.write_text(
         json.dumps(
-            {"format": "privtool-release/2", "kind": "sanitized", "params": {}, "provenance": {}, "records": LONG}
+            {"format": "privtool-release/2", "kind": "sanitized", "params": {}, "provenance": {}, "claims": [], "records": LONG}
         )
     )
     tkd = run_cli("metrics", sanitized, "--original", original, "--metric", "tkd", "-q")

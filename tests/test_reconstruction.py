@@ -118,7 +118,10 @@ def test_figure1_of_the_safe_disassociation_paper() -> None:
     # 6!/(1! 4! 1!) layouts of chunk 1 times 6!/(2! 4!) of chunk 2
     assert model.count().total == 30 * 15
     datasets = model.distinct_datasets()
-    records = lambda *rows: tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))
+
+    def records(*rows: set[str]) -> tuple[frozenset[str], ...]:
+        return tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))
+
     paper = [
         records("ae", "abcde", "abcd", "abcd", "abcd", "ab"),
         records("ae", "abcd", "abcd", "abcd", "abcd", "abe"),
@@ -238,7 +241,13 @@ def test_original_supports_lie_within_the_bounds_of_its_disassociation(registry,
     from privtool.pipeline import run_method
 
     dataset = Dataset.from_records(rows)
-    options = {"k": k, "m": 2, "max_cluster_size": 6, "partitioner": partitioner, "refine": refine}
+    options = {
+        "k": k,
+        "m": 2,
+        "max_cluster_size": 6,
+        "partitioner": partitioner,
+        "refiner": "refine" if refine else "none",
+    }
     outcome = run_method(registry, dataset, "disassociation", options, Context())
     suppressed = set(outcome.trail.suppressed_records)
     published = [frozenset(r) for i, r in enumerate(rows) if i not in suppressed]

@@ -12,9 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_verify_disassociation_guarantee import brute_force_maxima, tiny_releases
 
-from privtool.assess import run_verifier
+from privtool.assess import _verify_once
 from privtool.components import Evidence, Verifier
-from privtool.context import Context, TimedOut
+from privtool.context import Context
+from privtool.errors import TimedOut
+from privtool.registry import Registry
 from privtool.release import Cluster, JointCluster, Release
 from privtool.verify.certify import certificate_from_units
 from privtool.verify.chunks import effective_m, enumeration_size
@@ -90,9 +92,10 @@ class _Slow(Verifier):
             time.sleep(0.01)
 
 
-def test_a_verifier_that_runs_out_of_time_reports_unknown() -> None:
-    certificates = run_verifier(_Slow(), Release("disassociated"), Evidence(), {}, Context(), 0.05)
-    assert [(c.guarantee, c.holds, c.details["timed_out"]) for c in certificates] == [("slow", None, True)]
+def test_a_verifier_that_runs_out_of_time_reports_unknown(registry: Registry) -> None:
+    run = _verify_once(registry, _Slow(), Release("disassociated"), Evidence(), {}, Context(), 0.05)
+    assert [(c.guarantee, c.holds, c.details["timed_out"]) for c in run.certificates] == [("slow", None, True)]
+    assert run.failure is None
 
 
 def test_a_huge_m_is_clamped_not_looped_over() -> None:
@@ -122,7 +125,7 @@ def test_verify_m_huge_and_time_limit_on_the_command_line(run_cli, tmp_path: Pat
     assert made.code == 0, made.err
     verified = run_cli("verify", release, "--executor", "serial", "-q", "--json")
     assert verified.code == 0, verified.out
-    assert json.loads(verified.out)["complete"] is True
+    assert json.loads(verified.out)["verdict"] == "PASS"
     obj = json.loads(release.read_text())  # a weak cluster makes the guarantee search
     obj["clusters"].append({"id": "weak", "size": 2, "record_chunks": [[["a"], ["a"]]], "term_chunk": []})
     obj["joint_clusters"] = []
@@ -130,7 +133,8 @@ def test_verify_m_huge_and_time_limit_on_the_command_line(run_cli, tmp_path: Pat
     weak.write_text(json.dumps(obj))
     timed = run_cli("verify", weak, "--only", "disassociation-guarantee", "--time-limit", "0.000001", "--json")
     report = json.loads(timed.out)
-    assert timed.code == 1 and report["complete"] is False
+    assert timed.code == 1 and report["verdict"] == "INCOMPLETE"
+    assert report["claims"][0]["status"] == "unknown"
     assert report["certificates"][0]["holds"] is None and report["certificates"][0]["details"]["timed_out"]
 
 

@@ -58,7 +58,7 @@ def remove_stale_temporaries(target: Path) -> list[Path]:
     that cannot be listed is left alone (the write that follows reports it)."""
     directory = target.parent if str(target.parent) else Path(".")
     pattern = re.compile(re.escape(f".{target.name}{TEMP_TAG}") + r"(\d+)-[^/]*\.tmp\Z")
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(directory))
     except OSError:

@@ -1,7 +1,7 @@
 """Chunk-level checks of a disassociated release: k^m-anonymity and covered items.
 
 A *chunk* is a record chunk or a shared chunk: the multiset of its non-empty
-sub-records (DESIGN.md, "Release format"). Two independent engines decide each
+sub-records (docs/design.md, "Release format"). Two independent engines decide each
 property:
 
 * ``enum``: direct enumeration with per-item row bitsets (Python ints, bit r =
@@ -25,11 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from math import comb
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from privtool.arrays import run_starts, unique_int
-from privtool.context import TimedOut, past
+from privtool.context import past
+from privtool.errors import TimedOut
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 Rows = Sequence[Sequence[str]]
 
@@ -82,7 +87,7 @@ def km_witness_enum(rows: Rows, k: int, m: int, deadline: float | None = None) -
 
     Level-wise enumeration over co-occurring itemsets only (an itemset with support
     0 has no superset with positive support), so the witness has the fewest items.
-    Raises :class:`~privtool.context.TimedOut` once the wall-clock ``deadline``
+    Raises :class:`~privtool.errors.TimedOut` once the wall-clock ``deadline``
     has passed (checked every 256 itemsets extended).
     """
     chunk = ChunkBits.of(rows)
@@ -122,7 +127,7 @@ def _distinct(rows: Rows) -> tuple[list[frozenset[str]], list[int]]:
     return ordered, [counts[r] for r in ordered]
 
 
-def _solver(time_limit: float | None):
+def _solver(time_limit: float | None) -> cp_model.CpSolver:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
@@ -137,7 +142,9 @@ class SolverGaveUp(RuntimeError):
     """CP-SAT stopped (time limit) without proving feasibility or infeasibility."""
 
 
-def _km_submodel(model, rows: Rows, k: int, m: int):
+def _km_submodel(
+    model: cp_model.CpModel, rows: Rows, k: int, m: int
+) -> tuple[cp_model.IntVar, list[str], list[cp_model.IntVar]]:
     """Add one chunk's k^m model to ``model``, enforced by a fresh literal ``b``:
     Booleans ``x_j`` (item j chosen) and ``y_r`` (distinct sub-record r holds
     every chosen item), ``y_r <-> AND_{j not in r} not x_j``, and, when ``b``,

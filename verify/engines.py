@@ -26,7 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from privtool.context import TimedOut, past
+from privtool.context import past
+from privtool.errors import TimedOut
 
 from .chunks import (
     ChunkBits,

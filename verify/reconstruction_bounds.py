@@ -34,16 +34,20 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from privtool.context import Context, TimedOut, past
+from privtool.context import Context, past
+from privtool.errors import TimedOut
 from privtool.release import Release
 from privtool.results import Certificate
 
 from .chunks import ChunkBits
+
+Realization = tuple[tuple[str, ...], int, dict[str, int]]
+"""An itemset some reconstruction of a cluster holds, with (r_P, caps per joint cluster)."""
 
 INFINITE = 1 << 62
 FREE = -1
@@ -111,7 +115,8 @@ def cluster_views(release: Release, m: int, k: int, parent: dict[str, str]) -> l
     }
     views = []
     for c in release.clusters:
-        chain, node = [], c.id
+        chain: list[tuple[str, tuple[Rows, ...]]] = []
+        node = c.id
         while node in parent:
             node = parent[node]
             if any(node == j for j, _ in chain):
@@ -216,12 +221,12 @@ class _Sources:
                 caps[joint] = min(caps.get(joint, INFINITE), count)
         return r, caps
 
-    def realizations(self, m: int) -> Iterable[tuple[tuple[str, ...], int, dict[str, int]]]:
+    def realizations(self, m: int) -> Iterable[Realization]:
         """Every itemset of 1..m items some reconstruction of the cluster holds,
         with (r_P, caps); an item available from several sources (only in a
         malformed release) yields one entry per choice."""
 
-        def extend(start: int, path: tuple[str, ...], masks: dict[int, int]):
+        def extend(start: int, path: tuple[str, ...], masks: dict[int, int]) -> Iterator[Realization]:
             if len(path) == m:
                 return
             for n in range(start, len(self.items)):
@@ -288,8 +293,8 @@ class _Sources:
                 found = (score, r, caps)
         return None if found is None else (found[1], found[2])
 
-    def _choices(self, itemset: tuple[str, ...]):
-        def walk(i: int, masks: dict[int, int]):
+    def _choices(self, itemset: tuple[str, ...]) -> Iterator[Realization]:
+        def walk(i: int, masks: dict[int, int]) -> Iterator[Realization]:
             if i == len(itemset):
                 yield (itemset, *self.value(masks))
                 return
@@ -302,7 +307,7 @@ class _Sources:
         yield from walk(0, {})
 
 
-def cluster_maxima(view: ClusterView) -> list[tuple[tuple[str, ...], int, dict[str, int]]]:
+def cluster_maxima(view: ClusterView) -> list[Realization]:
     """Every itemset some reconstruction of the cluster holds, with (r_P, caps),
     keeping per itemset the source choice with the largest min(r_P, caps)."""
     best: dict[tuple[str, ...], tuple[int, dict[str, int]]] = {}
@@ -364,7 +369,7 @@ def chunk_weak_parts(unit: tuple[Rows, int, int, float | None]) -> tuple[Part, .
     contains a weak part of a chunk its cluster sees has an in-cluster score
     below k, and only such itemsets do (or every itemset, in a cluster of fewer
     than k records). Empty for a k^m-anonymous chunk. Raises
-    :class:`~privtool.context.TimedOut` once the wall-clock deadline has passed."""
+    :class:`~privtool.errors.TimedOut` once the wall-clock deadline has passed."""
     rows, k, m, deadline = unit
     chunk = ChunkBits.of(rows)
     parts: list[Part] = []
@@ -519,7 +524,7 @@ class _ReleaseMaximum:
     def __init__(self, views: list[ClusterView], parent: dict[str, str], k: int) -> None:
         self.views, self.parent, self.k = views, parent, k
         self.sources: dict[int, _Sources] = {}
-        self.shared_bits: dict[tuple[str, int], ChunkBits] = {}
+        self.shared_bits: dict[SourceKey, ChunkBits] = {}
         # where each item is: clusters whose own chunks hold it, joint clusters
         # whose shared chunks hold it (and the clusters under each joint)
         self.own: dict[str, list[int]] = defaultdict(list)
@@ -674,6 +679,7 @@ class _Search:
             stopped = _stop_reason(len(self.failing), self.ctx)
             if stopped:
                 return stopped
+            found: Sequence[Iterable[tuple[str, ...]]]
             if batch is None:
                 found = [self.parts.of_size(size)]
             elif size == 1:  # clusters below k: every item a cluster sees is realizable alone

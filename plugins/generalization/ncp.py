@@ -23,7 +23,7 @@ import numpy as np
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import InputError
+from privtool.errors import InputError, MissingEvidence
 from privtool.hierarchy import Hierarchy
 from privtool.release import Release
 from privtool.trail import Trail
@@ -44,7 +44,7 @@ def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
     (``notes["groups"]``); an occurrence no published node covers is an error."""
     groups = trail.notes.get("groups")
     if groups is None or len(trail.cluster_of_record) != original.n_records:
-        raise InputError("the trail does not map every input record to a published record (no notes.groups)")
+        raise MissingEvidence("the trail does not map every input record to a published record (no notes.groups)")
     names = sorted(groups)
     gid = {name: i for i, name in enumerate(names)}
     set_ids = np.array([gid[name] for name in names for _ in groups[name]], dtype=np.int64)
@@ -58,7 +58,8 @@ def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
         bad = int(np.flatnonzero(keep)[np.flatnonzero(cover < 0)[0]])
         record = int(original.record_of_occurrence[bad])
         raise InputError(
-            f"input record {record} holds item {original.labels[original.items[bad]]!r}, which no node of its published record covers"
+            f"input record {record} holds item {original.labels[original.items[bad]]!r}, "
+            "which no node of its published record covers"
         )
     total = original.n_occurrences
     return float(hier.ncp[cover].sum() / total) if total else 0.0
@@ -71,6 +72,7 @@ class Ncp(Metric):
     name = "ncp"
     summary = "NCP information loss of a generalized release (He & Naughton 2009; LGR 2023)"
     applies_to = ("generalized",)
+    better = "lower"
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         if release.hierarchy is None:

@@ -1,8 +1,9 @@
 """``privtool audit RELEASE``: a compliance report with a verdict first.
 
-Exit 0 when every guarantee holds (verdict PASS), 1 when any fails or nothing
-certifies the release (FAIL, INCOMPLETE: so it can gate a publishing pipeline),
-2 on bad input.
+The assessment engine with its widest scope (docs/commands/audit.md). Exit 0
+when every claim holds and no attack breaches one (verdict PASS), 1 on FAIL or
+INCOMPLETE (so it can gate a publishing pipeline), 2 on bad input: the same
+verdict as ``verify`` and ``attack``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ..atomic import write_text_atomic
 from ..audit import build_audit
 from ..audit.html import render_html
 from ..audit.render import render_json, render_markdown, render_terminal
-from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
+from ..errors import ParameterError
 from ..outputs import check_outputs
 from ..params import merge_specs
 from ..release import read_release
@@ -23,6 +24,7 @@ from .common import (
     app,
     load_evidence,
     options_and_format_options,
+    report_failures,
     run_options,
     running,
     stderr_console,
@@ -70,6 +72,9 @@ RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
     help="Seconds each verifier may run; one not finished by then is reported undecided (never as holding). 0: none.",
 )
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
+@click.option(
+    "--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: all that apply)."
+)
 @run_options
 @click.pass_context
 def command(
@@ -82,6 +87,7 @@ def command(
     output: str | None,
     include_examples: bool,
     attacks: tuple[str, ...],
+    metrics: tuple[str, ...],
     time_limit: float,
     run: RunSettings,
 ) -> int:
@@ -94,7 +100,7 @@ def command(
     components = [
         *select(registry, "verifier", release, ()),
         *select(registry, "attack", release, attacks),
-        *select(registry, "metric", release, ()),
+        *select(registry, "metric", release, metrics),
     ]
     spec = merge_specs(c.params for c in components)
     options, read_options = options_and_format_options(registry, original, data_format, ctx.args, spec, "audit")
@@ -110,12 +116,14 @@ def command(
             run_ctx,
             include_examples,
             attacks,
+            metrics,
             time_limit or None,
         )
-    if report_format == "terminal":
+    if report_format == "terminal" or output is None:  # only the terminal report goes without -o
         render_terminal(audit, stdout_console())
     else:
         write_text_atomic(output, RENDERERS[report_format](audit))
         if not run.quiet:
             stderr_console().print(f"Verdict: {audit.verdict}. Report written to {output}", markup=False)
-    return 0 if audit.verdict == "PASS" else EXIT_GUARANTEE_FAILED
+    report_failures(ctx, audit.assessment.failures)
+    return audit.assessment.exit_code

@@ -21,7 +21,7 @@ from ..compare.runner import grid, load_cell, run_cell
 from ..compare.spec import parse_spec
 from ..context import Context, SeedSplitter, SilentProgress
 from ..dataset import Dataset
-from ..errors import InputError, ParameterError
+from ..errors import EXIT_INTERNAL, InputError, ParameterError
 from ..executors import make_executor
 from ..outputs import inside
 from .common import (
@@ -63,7 +63,9 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
             str(row["repeat"]),
             row["status"],
             f"{row['seconds']:.2f}" if isinstance(row.get("seconds"), (int, float)) else "",
-            {True: styled("yes", "green"), False: styled("NO", "red")}.get(row.get("verified"), Text("")),
+            {True: styled("yes", "green"), False: styled("NO", "red")}.get(row["verified"], Text(""))
+            if "verified" in row
+            else Text(""),
         )
     return table
 
@@ -200,7 +202,7 @@ def command(
                 if row is None:
                     run_ctx = Context(seed=cell.seed, executor=run_executor, progress=SilentProgress())
                     row = run_cell(registry, dataset, cell, out_dir, run_ctx, verify=not no_verify, metrics=metrics)
-                    entry["status"] = "no solution" if row.get("error") else "done"
+                    entry["status"] = "failed" if row.get("failures") else "no solution" if row.get("error") else "done"
                 else:
                     entry["status"] = "resumed"
                 entry.update(seconds=row.get("seconds"), verified=row.get("verified"))
@@ -214,4 +216,7 @@ def command(
         stderr_console().print(
             f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False
         )
-    return 0
+    failed = [row["failures"] for row in rows if row.get("failures")]
+    for sentences in failed:
+        click.echo(f"privtool: error: {sentences}", err=True)
+    return EXIT_INTERNAL if failed else 0

@@ -17,7 +17,7 @@ from ..components import Outcome
 from ..errors import InputError, ParameterError
 from ..outputs import check_outputs
 from ..params import merge_specs, resolve
-from ..pipeline import apply_sanitizers, stamp, write_outcome
+from ..pipeline import apply_sanitizers, stamp, taking_part, write_outcome
 from ..release import read_release
 from ..trail import Trail, read_trail
 from .common import (
@@ -65,7 +65,7 @@ def command(
     release = read_release(release_path)
     if trail is not None:
         old_trail = read_trail(trail)
-        if old_trail.release_sha256 and old_trail.release_sha256 != release.sha256():
+        if old_trail.release_sha256 and old_trail.release_sha256 != release.source_sha256:
             raise InputError(f"this trail belongs to another release, not to {release_path}", path=trail)
     else:  # a release written before the input SHA-256 moved to the trail still states it
         old_trail = Trail(input_sha256=str(release.provenance.get("input_sha256", "")))
@@ -75,8 +75,9 @@ def command(
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
     with running(run) as run_ctx:
         outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
+    plugins = taking_part(registry, chain, earlier=release.provenance.get("plugins"))
     input_sha = old_trail.input_sha256 or str(release.provenance.get("input_sha256", ""))
-    outcome = stamp(registry, outcome, input_sha, run.seed)
+    outcome = stamp(outcome, plugins, input_sha, run.seed)
     write_outcome(outcome, output, trail_out)
     if not run.quiet:
         stats = outcome.release.stats

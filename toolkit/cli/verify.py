@@ -1,17 +1,22 @@
-"""``privtool verify RELEASE``: a certificate per guarantee; exit 0 when every
-claimed guarantee holds, 1 otherwise, 2 on bad input (docs/commands/verify.md)."""
+"""``privtool verify RELEASE``: check every claim of RELEASE with the verifiers
+that prove it (the assessment engine, scope ``verify``); exit 0 when every
+claim holds, 1 when one fails or is not verified (INCOMPLETE), 2 on bad input
+(docs/commands/verify.md)."""
 
 from __future__ import annotations
 
-import json
-
 import click
-from rich.table import Table
-from rich.text import Text
 
-from ..assess import DEFAULT_TIME_LIMIT
+from ..assess import DEFAULT_TIME_LIMIT, VERIFY, assess
+from ..assessment_tables import (
+    print_claims,
+    print_engine_disagreements,
+    print_integrity,
+    print_structure,
+    print_verdict,
+)
 from ..components import Evidence
-from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
+from ..errors import ParameterError
 from ..io import read_dataset
 from ..release import read_release
 from ..trail import read_trail
@@ -21,28 +26,13 @@ from .common import (
     app,
     echo_json,
     options_and_format_options,
+    report_failures,
     run_options,
     running,
     stdout_console,
-    styled,
 )
 
 ENGINES = ("auto", "cpsat", "enum", "both")
-
-
-def _status(certificate) -> Text:
-    if certificate.details.get("timed_out"):
-        return styled("unknown (time limit)", "yellow")
-    if certificate.holds is None:
-        return styled("not claimed", "yellow") if certificate.details.get("claimed") is False else Text("not checked")
-    if certificate.holds:
-        return styled("holds", "green")
-    return styled("FAILS", "bold red")
-
-
-def _short(obj: object, limit: int = 90) -> str:
-    text = "" if obj is None else json.dumps(obj, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @click.command(
@@ -74,7 +64,7 @@ def _short(obj: object, limit: int = 90) -> str:
     default=DEFAULT_TIME_LIMIT,
     show_default=True,
     metavar="SECONDS",
-    help="Seconds each verifier may run; one not finished by then is reported undecided (never as holding). 0: none.",
+    help="Seconds each verifier may run; one not finished by then is reported unknown (never as holding). 0: none.",
 )
 @click.option("--only", "only", multiple=True, metavar="NAME", help="Run only this verifier (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
@@ -94,9 +84,7 @@ def command(
     as_json: bool,
     run: RunSettings,
 ) -> int:
-    """Prove or refute every guarantee of RELEASE (trusting nothing the anonymizer says)."""
-    from ..verify.runner import failed, verify_release
-
+    """Prove or refute every claim of RELEASE (trusting nothing the anonymizer says)."""
     registry = app(ctx).registry
     if k is not None and k < 2:
         raise ParameterError(f"--k must be at least 2, not {k}.")
@@ -106,65 +94,50 @@ def command(
     _, read_options = options_and_format_options(registry, original, fmt, ctx.args, (), "verify")
     dataset = read_dataset(registry, original, fmt, read_options) if original else None
     audit_trail = read_trail(trail) if trail else None
-    release_sha = published.source_sha256  # = Release.sha256() for a file written by privtool (canonical)
+    release_sha = published.source_sha256  # of the bytes read (once: a FIFO works); canonical for privtool's files
     original_sha = dataset.content_sha256() if dataset is not None else None
     evidence = Evidence(
         original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha}
     )
     with running(run, progress=not as_json) as run_ctx:
-        certificates = verify_release(
-            registry, published, evidence, run_ctx, k, m, engine, only, time_limit=time_limit or None
+        result = assess(
+            registry,
+            published,
+            evidence,
+            run_ctx,
+            VERIFY,
+            options={"engine": engine},
+            overrides={"k": k, "m": m},
+            time_limit=time_limit or None,
+            only=only,
         )
-    bad = failed(certificates)
-    unknown = [c for c in certificates if c.details.get("timed_out")]
-    input_sha = (audit_trail.input_sha256 if audit_trail is not None else "") or published.provenance.get(
-        "input_sha256"
-    )
     if as_json:
+        certificates = [c for claim in result.claims for r in claim.runs for c in r.certificates]
+        certificates += [c for r in result.integrity for c in r.certificates]
         echo_json(
             {
                 "release": release,
-                "kind": published.kind,
-                "release_sha256": release_sha,
-                "input_sha256": input_sha or None,
                 "original_sha256": original_sha,
-                "holds": not bad,
-                "complete": not unknown,
+                "holds": result.verdict == "PASS",
+                **result.to_json(),
                 "certificates": [c.to_json() for c in certificates],
             }
         )
     else:
         console = stdout_console()
-        table = Table(title=f"{release} ({published.kind})")
-        for column in ("guarantee", "status", "engine", "units", "seconds", "witness / reason"):
-            table.add_column(column, justify="right" if column in ("units", "seconds") else "left")
-        for c in certificates:
-            table.add_row(
-                c.guarantee,
-                _status(c),
-                c.engine,
-                f"{c.units:,}",
-                f"{c.seconds:.3f}",
-                _short(c.witness if c.witness is not None else c.details.get("reason")),
-            )
-        console.print(table)
-        if any(c.holds is None and c.witness is not None for c in certificates):
-            console.print("(a guarantee that is not claimed is reported with what was found; it does not fail the run)")
-        console.print(f"release SHA-256 {release_sha}")
+        console.print(f"{release} ({published.kind})", markup=False)
+        for note in result.notes:
+            console.print(note, markup=False)
+        print_structure(console, result)
+        print_claims(console, result)
+        print_integrity(console, result)
+        console.print(f"release SHA-256 {release_sha}", markup=False)
         console.print(
-            f"input SHA-256   {input_sha or '(in the trail; not given)'}"
-            + (f"; original {original_sha}" if original_sha else "")
+            f"input SHA-256   {result.input_sha256 or '(in the trail; not given)'}"
+            + (f"; original {original_sha}" if original_sha else ""),
+            markup=False,
         )
-        for c in certificates:
-            if c.details.get("engine_disagreements"):
-                console.print(
-                    styled(f"ENGINES DISAGREE on {c.guarantee}:", "bold red"),
-                    _short(c.details["engine_disagreements"], 300),
-                )
-        if bad:
-            console.print(styled(f"{len(bad)} guarantee(s) fail", "bold red"))
-        elif unknown:
-            console.print(styled(f"INCOMPLETE: {len(unknown)} certificate(s) hit the time limit", "bold yellow"))
-        else:
-            console.print(styled("every claimed guarantee holds", "green"))
-    return EXIT_GUARANTEE_FAILED if bad or unknown else 0
+        print_engine_disagreements(console, result)
+        print_verdict(console, result)
+    report_failures(ctx, result.failures)
+    return result.exit_code

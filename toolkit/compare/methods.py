@@ -22,7 +22,7 @@ from ..dataset import Dataset
 from ..errors import ParameterError, PluginError
 from ..hiding import choice_given, dataset_sanitizer, hide, hiding_params, is_dataset_sanitizer
 from ..params import Param, resolve
-from ..pipeline import run_method, stage_specs
+from ..pipeline import method_chain, run_method
 from ..registry import Registry
 from .spec import MethodSpec
 
@@ -38,8 +38,8 @@ def check(registry: Registry, spec: MethodSpec, axes: Mapping[str, Sequence[Any]
     params = declared(registry, spec)
     owner = f"--method {spec.label!r}"
     by_name = {p.name: p for p in params}
-    for name, values in axes.items():
-        for value in values if name in by_name else ():
+    for name, grid_values in axes.items():
+        for value in grid_values if name in by_name else ():
             by_name[name].coerce(value)
     values = resolve(params, {**spec.options, **{n: v[0] for n, v in axes.items() if n in by_name}}, owner)
     if not _is_anonymizer(registry, spec) and "sensitive_rules" in by_name:
@@ -53,7 +53,8 @@ def _known(registry: Registry, spec: MethodSpec) -> None:
         dataset_sanitizer(registry, spec.method)
         if spec.sanitizers:
             raise ParameterError(
-                f"--method {spec.label!r}: the rule-hiding sanitizer {spec.method!r} works on raw data and takes no further +stage."
+                f"--method {spec.label!r}: the rule-hiding sanitizer {spec.method!r} works on raw data "
+                "and takes no further +stage."
             )
         return
     hiders = [c.name for c in registry.all("sanitizer") if is_dataset_sanitizer(c)]
@@ -66,7 +67,7 @@ def _known(registry: Registry, spec: MethodSpec) -> None:
 def declared(registry: Registry, spec: MethodSpec) -> list[Param]:
     """The parameters ``spec``'s method accepts (grid values outside them are left out)."""
     if _is_anonymizer(registry, spec):
-        return stage_specs(registry, spec.method, spec.sanitizers)[2]
+        return method_chain(registry, spec.method, spec.sanitizers, spec.options).spec
     return hiding_params(dataset_sanitizer(registry, spec.method))
 
 
