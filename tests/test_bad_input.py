@@ -156,7 +156,7 @@ def test_json_nested_100000_deep(run_cli, tmp_path: Path) -> None:
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
     _every_reader(run_cli, deep, tmp_path, "deep.json: the release nests arrays or objects too deeply")
-    nested = json.loads('{"format": "privtool-release/2", "kind": "sanitized", "provenance": {}, "claims": [], "records": []}')
+    nested = {"format": "privtool-release/2", "kind": "sanitized", "provenance": {}, "claims": [], "records": []}
     nested["params"] = {"x": json.loads("[" * 500 + "]" * 500)}
     within = tmp_path / "within.json"
     within.write_text(json.dumps(nested))
@@ -248,7 +248,8 @@ def test_rae_and_tkd_refuse_what_long_records_would_allocate(run_cli, tmp_path: 
     original.write_text("".join(json.dumps(r) + "\n" for r in LONG * 30))
     chunk = [row for row in LONG] * 2
     release = {
-        "format": "privtool-release/2", "kind": "disassociated", "params": {"k": 2, "m": 1}, "provenance": {}, "claims": [],
+        "format": "privtool-release/2", "kind": "disassociated", "params": {"k": 2, "m": 1}, "provenance": {},
+        "claims": [],
         "clusters": [{"id": "c0", "size": 28, "record_chunks": [chunk], "term_chunk": []}],
     }  # fmt: skip
     path = tmp_path / "long.json"
@@ -256,10 +257,7 @@ def test_rae_and_tkd_refuse_what_long_records_would_allocate(run_cli, tmp_path: 
     rae = run_cli("metrics", path, "--original", original, "--metric", "rae", "--rae-pairs", "0", "-q")
     one_line_error(rae, "metric 'rae' would hold 52,395,000 item pairs of the original in memory")
     sanitized = tmp_path / "sanitized.json"
-    sanitized.write_text(
-        json.dumps(
-            {"format": "privtool-release/2", "kind": "sanitized", "params": {}, "provenance": {}, "claims": [], "records": LONG}
-        )
-    )
+    published = {"format": "privtool-release/2", "kind": "sanitized", "params": {}, "provenance": {}, "claims": []}
+    sanitized.write_text(json.dumps({**published, "records": LONG}))
     tkd = run_cli("metrics", sanitized, "--original", original, "--metric", "tkd", "-q")
     one_line_error(tkd, "would enumerate more than 20,000,000 itemsets (records of up to 500 items)")
