@@ -134,7 +134,7 @@ def test_save_writes_both_files_or_neither(tmp_path: Path, baskets: Path, monkey
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", second_rename_fails)
-    with pytest.raises(InputError, match="cannot write the file .No space left"):
+    with pytest.raises(InputError, match=r"cannot write the file \(No space left"):
         result.save(release, trail)
     monkeypatch.undo()
     assert release.read_text() == "old release\n"  # put back
