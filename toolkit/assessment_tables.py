@@ -36,7 +36,7 @@ STATUS_STYLE = {
     "info": "dim",
 }
 SEVERITY_ORDER = ("breach", "risk", "info")
-WITHHELD = "(withheld: original data; see --include-examples)"
+WITHHELD = "(withheld: private data; see --include-examples)"
 
 
 def styled(status: str) -> Text:
@@ -84,7 +84,8 @@ def print_claims(console: Console, result: Assessment) -> None:
         return
     table = Table(title="Claims")
     table.add_column("claim", no_wrap=True)
-    for column in ("adversary", "status", "evidence"):
+    table.add_column("adversary", no_wrap=True)
+    for column in ("status", "evidence"):
         table.add_column(column, overflow="fold")
     for claim in result.claims:
         table.add_row(
