@@ -176,3 +176,25 @@ def test_structure_problems_stop_everything(registry) -> None:
         "$.claims[1]: unknown privacy model 'nope' (known: cover-freedom, k-anonymity, km-anonymity, rule-hiding, toy)",
     ]
     assert result.claims == [] and result.attacks == [] and result.verdict == "FAIL"
+
+
+def test_zero_units_prove_nothing_but_do_not_block_the_other_verifier(registry) -> None:
+    """k^m-anonymity of a disassociated release whose clusters publish only term
+    chunks: the chunk verifier has nothing to check, the disassociation
+    guarantee proves the claim on the clusters; a release with no cluster at
+    all has nothing to check anywhere, so its claim is unverified."""
+    from privtool.assessment_tables import claim_evidence
+    from privtool.release import Cluster
+
+    claim = [Claim("km-anonymity", {"k": 2, "m": 2})]
+    terms_only = Release("disassociated", claims=claim, clusters=[Cluster("c0", 3, [], ["t", "u"])])
+    result = assess(registry, terms_only, Evidence(), Context(), VERIFY)
+    [held] = result.claims
+    assert {run.verifier: run.outcome for run in held.runs} == {
+        "disassociation-guarantee": "proved",
+        "km-anonymity": "nothing to check",
+    }
+    assert held.status == "holds" and result.verdict == "PASS"
+    assert claim_evidence(held) == "proved by disassociation-guarantee (1 units); nothing to check for km-anonymity"
+    empty = assess(registry, Release("disassociated", claims=claim), Evidence(), Context(), VERIFY)
+    assert empty.claims[0].status == "unverified" and empty.verdict == "INCOMPLETE"

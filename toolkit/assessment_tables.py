@@ -59,9 +59,13 @@ def claim_evidence(claim: ClaimResult) -> str:
             if certificate.holds is False and certificate.witness:
                 return f"{run.verifier}: {evidence_text(certificate.witness)}"
     if claim.status == "holds":
-        return "proved by " + ", ".join(
-            f"{run.verifier} ({sum(c.units for c in run.certificates):,} units)" for run in claim.runs
-        )
+        proved = [
+            f"{run.verifier} ({sum(c.units for c in run.certificates):,} units)"
+            for run in claim.runs
+            if run.outcome == "proved"
+        ]
+        empty = [run.verifier for run in claim.runs if run.outcome == "nothing to check"]
+        return f"proved by {', '.join(proved)}" + (f"; nothing to check for {', '.join(empty)}" if empty else "")
     return claim.reason
 
 
