@@ -1,6 +1,6 @@
 """One comparison: check the method specs and the grid, then run every cell
 (resuming finished ones) and write the results; shared by ``privtool compare``
-and :func:`privtool.comparison`, so the two produce the same rows and files.
+and :func:`privtool.compare`, so the two produce the same rows and files.
 """
 
 from __future__ import annotations
