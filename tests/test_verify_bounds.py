@@ -18,10 +18,10 @@ from privtool.context import Context
 from privtool.errors import TimedOut
 from privtool.registry import Registry
 from privtool.release import Cluster, JointCluster, Release
-from privtool.verify.certify import certificate_from_units
-from privtool.verify.chunks import effective_m, enumeration_size
-from privtool.verify.engines import check_km_batch, pick_engine
-from privtool.verify.reconstruction_bounds import MAX_VIOLATIONS, check_disassociation_guarantee
+from privtool.verifiers.certify import certificate_from_units
+from privtool.verifiers.chunks import effective_m, enumeration_size
+from privtool.verifiers.engines import check_km_batch, pick_engine
+from privtool.verifiers.reconstruction_bounds import MAX_VIOLATIONS, check_disassociation_guarantee
 
 
 @settings(max_examples=80, deadline=None)
