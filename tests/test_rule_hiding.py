@@ -18,7 +18,7 @@ from privtool.assess import run_metrics
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import InputError, ParameterError
+from privtool.errors import InputError, NoSolution, ParameterError
 from privtool.mining import Rule, Thresholds, association_rules, frequent_itemsets, min_support_count, rule_id
 from privtool.params import resolve
 from privtool.release import read_release
@@ -367,3 +367,25 @@ def test_trail_removals_rebuild_the_owner_file_and_reject_a_foreign_trail() -> N
         apply_trail_removals(table1(), [[1, "a"]])  # record 1 holds no a
     with pytest.raises(InputError, match=r"removed_items\[0\]"):
         apply_trail_removals(table1(), [[99, "a"]])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(instance=hiding_instances(), hint=st.sampled_from(["mfi-relevance", "fhsar", "mdsrrc"]))
+def test_exact_never_returns_more_removals_than_its_hint(registry, instance, hint) -> None:
+    """With no time to search (deterministic limit 0) ``exact`` returns its
+    hint's solution; with time, never more removals than the hint."""
+    records, min_support, conf, sensitive = instance
+    dataset = Dataset.from_records([sorted(r) for r in records])
+    heuristic = len(run_sanitizer(registry, hint, dataset, sensitive, min_support, conf).trail.removed_items)
+    cut = run_sanitizer(registry, "exact", dataset, sensitive, min_support, conf, hint=hint, deterministic_time=0)
+    notes = cut.trail.notes
+    assert notes["hint_removals"] == heuristic
+    assert notes["removal_source"] == f"hint ({hint})" and notes["removal_status"] == "UNKNOWN"
+    assert len(cut.trail.removed_items) == notes["removals"] == heuristic
+    full = run_sanitizer(registry, "exact", dataset, sensitive, min_support, conf, hint=hint, time_limit=10)
+    assert full.trail.notes["removal_optimal"] and len(full.trail.removed_items) <= heuristic
+
+
+def test_exact_without_a_solution_or_a_hint_says_so(registry) -> None:
+    with pytest.raises(NoSolution, match="no --hint"):
+        run_sanitizer(registry, "exact", table1(), [Rule.of("a", "b")], 0.375, 0.6, hint="none", deterministic_time=0)
