@@ -38,7 +38,9 @@ def fhsar_steps(records: list[set[str]], rules: list[Rule], min_support: int, co
     while live := [rule for rule in rules if strong(rule)]:
         best: tuple[Fraction, int, str] | None = None
         for position, record in enumerate(current):
-            counts = {item: sum(1 for rule in live if item in rule.itemset and set(rule.itemset) <= record) for item in record}
+            counts = {
+                item: sum(1 for rule in live if item in rule.itemset and set(rule.itemset) <= record) for item in record
+            }
             mic = max(counts.values(), default=0)
             if mic == 0:
                 continue
@@ -53,7 +55,9 @@ def fhsar_steps(records: list[set[str]], rules: list[Rule], min_support: int, co
     return steps
 
 
-def privtool_steps(records: list[set[str]], rules: list[Rule], min_support: int, confidence: float) -> list[tuple[int, str]]:
+def privtool_steps(
+    records: list[set[str]], rules: list[Rule], min_support: int, confidence: float
+) -> list[tuple[int, str]]:
     """The removals of privtool's ``fhsar``, in the order it made them."""
     dataset = Dataset.from_records([sorted(r, key=label_sort_key) for r in records])
     thresholds = Thresholds.of(min_support, confidence, dataset.n_records)

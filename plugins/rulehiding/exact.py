@@ -200,7 +200,7 @@ class Exact(RuleHidingSanitizer):
             "hint",
             str,
             "mfi-relevance",
-            "heuristic whose solution starts the search and is returned if CP-SAT finds nothing better (none: no start)",
+            "heuristic whose solution starts the search and stands if CP-SAT finds nothing better (none: no start)",
             choices=("none", *HEURISTICS),
         ),
     )
