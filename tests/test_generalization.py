@@ -109,6 +109,32 @@ def test_he_naughton_example(registry, tmp_path: Path, method: str, gain: str) -
     assert values["ncp_published"] == pytest.approx(2.5 / 15)
 
 
+def test_equal_gains_tie_to_the_first_node_in_preorder(registry, tmp_path: Path) -> None:
+    """Integer ties (issue 19 item 3). 10 leaves: A over a1..a3, B over b1, b2,
+    C over c1..c5. In the partition {A, B} of all four records the gains are
+    equal: A has 4 occurrences x 3 leaves, B 6 x 2, both 12 / 10. Summed in
+    floating point, B's 0.4 + 0.2 + 0.2 + 0.4 came out above A's 4 x 0.3 and B
+    was expanded; the
+    documented rule (first in preorder) expands A: {a2} takes r1, r3 (and gives
+    r0, the donor of least gain and lowest position, to the leftover with r2);
+    then B fails in both groups."""
+    edges = [
+        (leaf, parent)
+        for parent, n, p in (("A", 3, "a"), ("B", 2, "b"), ("C", 5, "c"))
+        for leaf in [f"{p}{i}" for i in range(1, n + 1)]
+    ] + [("A", "ALL"), ("B", "ALL"), ("C", "ALL")]
+    records = [["a2", "b1", "b2"], ["a2", "b2"], ["a1", "b2"], ["a2", "b1", "b2"]]
+    hier = Hierarchy.from_edges([(c, p, 0) for c, p in edges])
+    occ = [leaf for r in records for leaf in r]
+    assert sum(hier.ncp_units[hier.node_id("A")] for x in occ if x < "b") == 12
+    assert sum(hier.ncp_units[hier.node_id("B")] for x in occ if x >= "b") == 12
+    # what the floating-point sums per record, then per partition, saw
+    assert 0.3 + 0.3 + 0.3 + 0.3 < (0.2 + 0.2) + 0.2 + 0.2 + (0.2 + 0.2)
+    outcome = run(registry, "partition", records, write_edges(tmp_path / "h.csv", edges), 2)
+    assert [sorted(r) for r in published_by_input(outcome)] == [["A", "B"], ["B", "a2"], ["A", "B"], ["B", "a2"]]
+    assert outcome.release.stats["ncp"] == pytest.approx(18 / 100)
+
+
 def is_strictly_k_anonymous(records: list[list[str]], k: int) -> bool:
     return all(n >= k for n in Counter(tuple(sorted(r)) for r in records).values())
 

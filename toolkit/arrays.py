@@ -51,3 +51,18 @@ def rank_in_runs(run_start: np.ndarray, n: int) -> np.ndarray:
 def csr_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Positions ``indptr[r]..indptr[r+1]-1`` of every row in ``rows``, concatenated."""
     return concat_ranges(indptr[rows], indptr[rows + 1] - indptr[rows])
+
+
+def int_bincount(index: np.ndarray, weights: np.ndarray, minlength: int = 0) -> np.ndarray:
+    """``np.bincount(index, weights)`` of integer weights, summed exactly as int64.
+
+    ``np.bincount`` adds weights in float64, which is exact while every partial
+    sum stays below 2**53; that is checked, and ``np.add.at`` on int64 (slower)
+    is used otherwise.
+    """
+    weights = np.asarray(weights, dtype=np.int64)
+    if len(weights) == 0 or int(np.abs(weights).max()) * len(weights) < 2**53:
+        return np.bincount(index, weights=weights, minlength=minlength).astype(np.int64)
+    out = np.zeros(max(minlength, int(index.max()) + 1), dtype=np.int64)
+    np.add.at(out, index, weights)
+    return out

@@ -29,6 +29,7 @@ from privtool.params import K, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
+from .ncp import mean_ncp
 from .reallocation import reallocate
 from .topdown import TopDownResult, top_down
 
@@ -141,7 +142,7 @@ class _LocalGeneralization(Anonymizer):
         records = [group_labels[forms[p]] for p in part.tolist() if p in forms]
         suppressed = [] if publish_empty else empty.tolist()
         published_occ = sum(len(r) for r in records)
-        ncp_value = float(hier.ncp[gen].mean()) if len(gen) else 0.0
+        ncp_value = mean_ncp(hier, gen)
         release = Release(
             kind="generalized",
             records=records,
