@@ -4,7 +4,9 @@ generalisation through a hierarchy, as a ``generalized`` release.
 ``partition`` is He & Naughton's top-down algorithm (:mod:`.topdown`); ``lgr``
 adds LGR's bottom-up reallocation (:mod:`.reallocation`). Both publish every
 record: each original item is replaced by the node of the record's cut that
-covers it, and every published record occurs at least k times. Records with no
+covers it, and every published record occurs at least k times, except with
+``lgr --m M``, whose reallocation keeps the release k^m-anonymous instead
+(:mod:`.km_reallocation`). Records with no
 items (possible in some files) are published as empty records when there are at
 least k of them, and suppressed (counted in the stats and the trail) otherwise.
 
@@ -29,6 +31,7 @@ from privtool.params import K, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
+from .km_reallocation import reallocate_km
 from .ncp import mean_ncp
 from .reallocation import reallocate
 from .topdown import TopDownResult, top_down
@@ -108,8 +111,12 @@ class _LocalGeneralization(Anonymizer):
             result = top_down(hier, dataset.indptr, occ_leaf, k, params["gain"])
         notes: dict[str, Any] = {"rounds": result.rounds}
         if self.reallocates:
+            m = params.get("m")
             with ctx.stage(f"{self.name}: bottom-up reallocation", None):
-                result, moved = reallocate(hier, dataset.indptr, occ_leaf, k, result)
+                if m is None:
+                    result, moved = reallocate(hier, dataset.indptr, occ_leaf, k, result)
+                else:
+                    result, moved = reallocate_km(hier, dataset.indptr, occ_leaf, k, m, result)
             notes.update(moved)
         check_exact_forms(result.part, result.gen, dataset.record_of_occurrence)
         return self._outcome(dataset, hier, result, k, notes)
@@ -182,5 +189,19 @@ class Partition(_LocalGeneralization):
 
 class Lgr(_LocalGeneralization):
     name = "lgr"
-    summary = "LGR: Partition plus bottom-up reallocation of rolled-back records (strict k-anonymity)"
+    summary = (
+        "LGR: Partition plus bottom-up reallocation of rolled-back records (strict k-anonymity, "
+        "or k^m-anonymity with --m)"
+    )
+    params = (
+        *_LocalGeneralization.params,
+        Param(
+            "m",
+            int,
+            None,
+            "reallocate under k^m-anonymity (every set of at most m published labels in at least k records) "
+            "instead of whole-record k-anonymity (unset)",
+            min=1,
+        ),
+    )
     reallocates = True

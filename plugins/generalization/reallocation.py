@@ -65,7 +65,7 @@ def _form_codes(n_nodes: int) -> np.ndarray:
 
 
 @dataclass
-class _Candidates:
+class Candidates:
     """Per candidate split ``(group, d)``: its node ``n`` and class sizes and savings."""
 
     group: np.ndarray
@@ -77,7 +77,7 @@ class _Candidates:
     s_b: np.ndarray
 
 
-class _Reallocation:
+class Reallocation:
     """Rows' groups (``part``), occurrences' published nodes (``gen``), group
     sizes and form hashes; :meth:`run` refines until no split remains."""
 
@@ -120,7 +120,7 @@ class _Reallocation:
         self.size = np.bincount(self.part[placed], minlength=len(forms)).astype(np.int64)
 
     # ------------------------------------------------------------ candidates
-    def _candidates(self) -> tuple[_Candidates, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _candidates(self) -> tuple[Candidates, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every split of every active group, and per (row, d) pair its group
         key, class (A or B) and saving."""
         hier = self.hier
@@ -147,7 +147,7 @@ class _Reallocation:
         pair_group = self.part[pair_row]
         gd_keys, gd_first, gd_inv = np.unique(pair_key(pair_group, pair_node), return_index=True, return_inverse=True)
         n = len(gd_keys)
-        cands = _Candidates(
+        cands = Candidates(
             group=pair_group[gd_first],
             node=pair_node[gd_first],
             above=pair_above[gd_first],
@@ -158,7 +158,7 @@ class _Reallocation:
         )
         return cands, gd_inv, pair_row, is_a, saving
 
-    def _choose(self, c: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _choose(self, c: Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per group with a feasible split: the candidate index and which
         classes open (bool A, bool B), largest estimated saving first."""
         k = self.k
@@ -192,7 +192,7 @@ class _Reallocation:
     # ------------------------------------------------------------ apply
     def _apply(
         self,
-        c: _Candidates,
+        c: Candidates,
         chosen: np.ndarray,
         open_a: np.ndarray,
         open_b: np.ndarray,
@@ -200,9 +200,10 @@ class _Reallocation:
         pair_row: np.ndarray,
         is_a: np.ndarray,
         saving: np.ndarray,
+        balance: bool = True,
     ) -> None:
-        """Move the opened classes of every chosen split, minus the donors that
-        keep what stays at 0 or at least k."""
+        """Move the opened classes of every chosen split, minus (with
+        ``balance``) the donors that keep what stays at 0 or at least k."""
         k = self.k
         slot = np.full(len(c.group), -1, dtype=np.int64)
         slot[chosen] = np.arange(len(chosen))
@@ -215,7 +216,7 @@ class _Reallocation:
         cls = 2 * s + np.where(a, 0, 1)
         cls_size = np.bincount(cls, minlength=2 * len(chosen))
         stay = self.size[c.group[chosen]] - np.bincount(s, minlength=len(chosen))
-        deficit = np.where((stay > 0) & (stay < k), k - stay, 0)
+        deficit = np.where((stay > 0) & (stay < k) & balance, k - stay, 0)
         give = np.zeros(len(rows), dtype=bool)
         if deficit.any():
             # donor candidates: the (size - k) least-saving rows of each class,
@@ -269,6 +270,6 @@ def reallocate(
 ) -> tuple[TopDownResult, dict]:
     """Refine a top-down result item by item (module docstring); returns the
     new result and counts of what moved."""
-    state = _Reallocation(hier, indptr, occ_leaf, k, top)
+    state = Reallocation(hier, indptr, occ_leaf, k, top)
     state.run()
     return TopDownResult(state.part, state.gen, top.rounds), state.stats
