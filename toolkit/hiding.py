@@ -15,7 +15,10 @@ them (:data:`RULE_CHOICE`), exactly one of:
   confidence, then support, descending);
 * ``sensitive_rules``: the rules themselves, ``a b => c`` separated by ``;``.
 
-:func:`hide` resolves the choice, runs the sanitizer and stamps the release.
+:func:`hide` resolves the choice and a relative ``min_support`` (into the
+absolute count the ``rule-hiding`` claim states; the fraction is kept as
+``params.min_support_relative``), runs the sanitizer, writes the claims it
+declares and stamps the release.
 """
 
 from __future__ import annotations
@@ -23,13 +26,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .components import Component, Outcome
+from .components import Component, Outcome, Sanitizer
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
 from .mining import Rule, Thresholds, association_rules, strongest_first
 from .params import Param, merge_specs, resolve
-from .pipeline import stamp
+from .pipeline import declare_claims, stamp
 from .registry import Registry
 from .rulefile import read_rule_file, resolve_rules, rules_from_param, rules_text
 
@@ -51,7 +54,7 @@ def is_dataset_sanitizer(component: Component) -> bool:
     return component.kind == "sanitizer" and "dataset" in getattr(component, "applies_to", ())
 
 
-def dataset_sanitizer(registry: Registry, name: str) -> Component:
+def dataset_sanitizer(registry: Registry, name: str) -> Sanitizer:
     """The sanitizer ``name``, which must work on raw data."""
     component = registry.get("sanitizer", name)
     if not is_dataset_sanitizer(component):
@@ -78,7 +81,8 @@ def choice_given(choice: Mapping[str, Any]) -> str:
     given = [name for name in ("rules", "sensitive", "sensitive_rules") if choice.get(name) is not None]
     if len(given) != 1:
         raise ParameterError(
-            "give the sensitive rules one way: rules (a rule file), sensitive (a count, with pick random or top) or sensitive_rules"
+            "give the sensitive rules one way: rules (a rule file), "
+            "sensitive (a count, with pick random or top) or sensitive_rules"
             + (f", not {' and '.join(given)}." if given else ".")
         )
     return given[0]
@@ -111,5 +115,9 @@ def hide(registry: Registry, dataset: Dataset, sanitizer: str, options: Mapping[
     if _takes_rules(component):
         thresholds = Thresholds.of(values["min_support"], values["min_confidence"], dataset.n_records)
         params["sensitive_rules"] = rules_text(choose_rules(dataset, thresholds, values, ctx))
+        params["min_support"] = thresholds.min_support  # the absolute count the rule-hiding claim states
     outcome = component.sanitize(dataset, params, ctx)
+    outcome.release.claims = declare_claims(registry, component, component.claims(params, []), outcome.release.kind)
+    if _takes_rules(component) and values["min_support"] < 1:
+        outcome.release.params["min_support_relative"] = float(values["min_support"])
     return stamp(registry, outcome, dataset.content_sha256(), ctx.seed)

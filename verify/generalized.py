@@ -1,7 +1,8 @@
 """Verifiers of a ``generalized`` release.
 
 * ``k-anonymity`` (He & Naughton 2009, section 3.1): every published record
-  occurs at least k times. One unit per distinct record.
+  occurs at least k times. One unit per distinct record. Proves the
+  ``k-anonymity`` claim of generalized and sanitized releases.
 * ``hierarchy``: the published hierarchy is a tree (one parent per node, every
   node reaches the root, no cycle), every published label is one of its nodes,
   and, when the original is given, the published records can be assigned to
@@ -9,7 +10,8 @@
   an ancestor-or-self in the published record, and every published label is the
   deepest such label of an original item: the deepest-cover reading of nested
   labels, docs/formats.md). The assignment is computed, not read from the trail,
-  so it holds whatever the method wrote there (:mod:`.matching`).
+  so it holds whatever the method wrote there (:mod:`.matching`). An integrity
+  check: it proves no claim model.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class KAnonymity(Verifier):
     name = "k-anonymity"
     summary = "Every generalized record occurs at least k times."
     params = (K_CHECKED,)
-    applies_to: ClassVar[tuple[str, ...]] = ("generalized",)
+    applies_to: ClassVar[tuple[str, ...]] = ("generalized", "sanitized")
+    proves: ClassVar[tuple[str, ...]] = ("k-anonymity",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
@@ -99,7 +102,6 @@ class HierarchyConsistency(Verifier):
     summary = "Published labels are nodes of the published tree and generalize distinct original records."
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("generalized",)
-    criterion: ClassVar[str] = "faithfulness"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
@@ -129,21 +131,24 @@ class HierarchyConsistency(Verifier):
         for label in evidence.original.labels:
             if label not in nodes:
                 return done(False, {"problem": "an original item is not in the hierarchy", "item": label}, 0)
+        published = [tuple(r) for r in release.records]
         trail = evidence.trail
         groups = trail.notes.get("groups") if trail is not None else None
-        if isinstance(groups, dict) and assignment_is_matching(
-            release.records, originals, trail.cluster_of_record, groups, ancestors
+        if (
+            trail is not None
+            and isinstance(groups, dict)
+            and assignment_is_matching(published, originals, trail.cluster_of_record, groups, ancestors)
         ):
             details["matching"] = "the trail's assignment, checked record by record"
             return done(True, None, len(release.records))
-        unmatched = unmatched_generalizations([tuple(r) for r in release.records], originals, ancestors)
+        unmatched = unmatched_generalizations(published, originals, ancestors)
         details["unmatched_published_records"] = sum(unmatched.values())
         if unmatched:
-            record = sorted(unmatched)[0]
+            first = sorted(unmatched)[0]
             witness = {
                 "problem": "no distinct original record is generalized by this published record",
-                "record": list(record),
-                "unmatched_copies": unmatched[record],
+                "record": list(first),
+                "unmatched_copies": unmatched[first],
             }
             return done(False, witness, len(release.records))
         return done(True, None, len(release.records))

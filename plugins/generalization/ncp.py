@@ -64,7 +64,8 @@ def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
         bad = int(np.flatnonzero(keep)[np.flatnonzero(cover < 0)[0]])
         record = int(original.record_of_occurrence[bad])
         raise InputError(
-            f"input record {record} holds item {original.labels[original.items[bad]]!r}, which no node of its published record covers"
+            f"input record {record} holds item {original.labels[original.items[bad]]!r}, "
+            "which no node of its published record covers"
         )
     # occurrences of suppressed records count in the denominator, charged nothing
     total = original.n_occurrences
@@ -78,6 +79,7 @@ class Ncp(Metric):
     name = "ncp"
     summary = "NCP information loss of a generalized release (He & Naughton 2009; LGR 2023)"
     applies_to = ("generalized",)
+    better = "lower"
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         if release.hierarchy is None:

@@ -66,7 +66,7 @@ class _Model:
         for t in sorted(rows):
             for item in workspace.dataset.record(t).tolist():
                 if item in self.items:
-                    self.keep[(t, item)] = self.model.NewBoolVar(f"keep_{t}_{item}")
+                    self.keep[(t, item)] = self.model.new_bool_var(f"keep_{t}_{item}")
         self._ands: dict[tuple[int, frozenset[int]], Any] = {}
         self.disjuncts: list[tuple[Any, Any]] = []
 
@@ -78,9 +78,9 @@ class _Model:
             if len(literals) == 1:
                 var = literals[0]
             else:
-                var = self.model.NewBoolVar(f"and_{t}_{len(self._ands)}")
-                self.model.AddBoolAnd(literals).OnlyEnforceIf(var)
-                self.model.AddBoolOr([lit.Not() for lit in literals]).OnlyEnforceIf(var.Not())
+                var = self.model.new_bool_var(f"and_{t}_{len(self._ands)}")
+                self.model.add_bool_and(literals).only_enforce_if(var)
+                self.model.add_bool_or([lit.negated() for lit in literals]).only_enforce_if(var.negated())
             self._ands[key] = var
         return var
 
@@ -104,16 +104,16 @@ class _Model:
         hinted keep values (the same number of removals)."""
         values = {key: int(key[1] not in removed.get(key[0], ())) for key in self.keep}
         for members in self.identical_groups():
-            items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
-            patterns = sorted(([values[(t, i)] for i in items] for t in members), key=sum)
+            record_items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
+            patterns = sorted(([values[(t, i)] for i in record_items] for t in members), key=sum)
             for t, pattern in zip(members, patterns, strict=False):
-                for i, value in zip(items, pattern, strict=False):
+                for i, value in zip(record_items, pattern, strict=False):
                     values[(t, i)] = value
         for key, var in self.keep.items():
-            self.model.AddHint(var, values[key])
+            self.model.add_hint(var, values[key])
         for (t, items), var in self._ands.items():
             if len(items) > 1:
-                self.model.AddHint(var, int(all(values[(t, i)] for i in items)))
+                self.model.add_hint(var, int(all(values[(t, i)] for i in items)))
         thresholds = self.workspace.thresholds
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
         for rule, (by_support, by_confidence) in zip(self.workspace.rules, self.disjuncts, strict=False):
@@ -121,8 +121,8 @@ class _Model:
                 all(values.get((t, i), 1) for i in rule.xy) for t in self.workspace.original_rows(rule.xy).tolist()
             )
             sx = sum(all(values.get((t, i), 1) for i in rule.x) for t in self.workspace.original_rows(rule.x).tolist())
-            self.model.AddHint(by_support, int(sxy <= thresholds.min_support - 1))
-            self.model.AddHint(by_confidence, int(q * sxy - p * sx <= -1))
+            self.model.add_hint(by_support, int(sxy <= thresholds.min_support - 1))
+            self.model.add_hint(by_confidence, int(q * sxy - p * sx <= -1))
         return values
 
     def removed(self) -> Any:
@@ -143,7 +143,7 @@ class _Model:
         for members in self.identical_groups():
             for first, second in itertools.pairwise(members):
                 items = [i for i in self.workspace.dataset.record(first).tolist() if i in self.items]
-                self.model.Add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
+                self.model.add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
                 added += 1
         return added
 
@@ -216,35 +216,35 @@ class Exact(RuleHidingSanitizer):
             # A cut that makes the LP bound useful: deletions never raise s(X),
             # so at least N = min(N_sup, N_conf) supporting records must lose an
             # item of XY (ALGORITHM-NOTES 2.2), whichever way the rule is hidden.
-            model.Add(sxy <= len(workspace.original_rows(rule.xy)) - workspace.to_hide(index))
-            by_support, by_confidence = model.NewBoolVar(""), model.NewBoolVar("")
-            model.Add(sxy <= thresholds.min_support - 1).OnlyEnforceIf(by_support)
-            model.Add(q * sxy - p * sx <= -1).OnlyEnforceIf(by_confidence)
-            model.AddBoolOr([by_support, by_confidence])
+            model.add(sxy <= len(workspace.original_rows(rule.xy)) - workspace.to_hide(index))
+            by_support, by_confidence = model.new_bool_var(""), model.new_bool_var("")
+            model.add(sxy <= thresholds.min_support - 1).only_enforce_if(by_support)
+            model.add(q * sxy - p * sx <= -1).only_enforce_if(by_confidence)
+            model.add_bool_or([by_support, by_confidence])
             m.disjuncts.append((by_support, by_confidence))
         symmetry = m.break_symmetry()
         removed = m.removed()
         start = self._start(m, params, ctx)
         if start is not None:
             # the heuristic's solution is feasible: no optimum removes more
-            model.Add(removed <= _removals(start))
-        model.Minimize(removed)
+            model.add(removed <= _removals(start))
+        model.minimize(removed)
         solver = solver_for(params, ctx.seed)
-        status = solver.Solve(model)
+        status = solver.solve(model)
         found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         notes: dict[str, Any] = {
             "variables": len(m.keep),
             "symmetry_constraints": symmetry,
-            "removal_status": solver.StatusName(status),
+            "removal_status": solver.status_name(status),
             "removal_optimal": status == cp_model.OPTIMAL,
-            "removal_bound": _bound(solver.BestObjectiveBound()),
-            "removal_seconds": round(solver.WallTime(), 3),
-            "removal_deterministic_time": round(solver.ResponseProto().deterministic_time, 3),
+            "removal_bound": _bound(solver.best_objective_bound),
+            "removal_seconds": round(solver.wall_time, 3),
+            "removal_deterministic_time": round(solver.deterministic_time, 3),
         }
         if start is not None:
             notes["hint_removals"] = _removals(start)
-        if found and (start is None or round(solver.ObjectiveValue()) <= _removals(start)):
-            keep_values = {key: solver.Value(var) for key, var in m.keep.items()}
+        if found and (start is None or round(solver.objective_value) <= _removals(start)):
+            keep_values = {key: solver.value(var) for key, var in m.keep.items()}
             notes["removal_source"] = "solver"
         elif start is not None:
             # CP-SAT found nothing within its limits: the heuristic's solution stands
@@ -252,7 +252,7 @@ class Exact(RuleHidingSanitizer):
             notes["removal_source"] = f"hint ({params['hint']})"
         else:
             raise NoSolution(
-                f"exact found no solution within {limits_text(params)} ({solver.StatusName(status)}) "
+                f"exact found no solution within {limits_text(params)} ({solver.status_name(status)}) "
                 "and has no --hint; raise the limit, give a --hint or use a heuristic sanitizer."
             )
         notes["removals"] = _removals(keep_values)
@@ -285,7 +285,7 @@ class Exact(RuleHidingSanitizer):
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
         best = notes["removals"]
         removed = m.removed()
-        model.Add(removed == best) if status == cp_model.OPTIMAL else model.Add(removed <= best)
+        model.add(removed == best) if status == cp_model.OPTIMAL else model.add(removed <= best)
         sensitive = {rule.rule for rule in workspace.rules}
         lost = []
         for mined in association_rules(workspace.dataset, thresholds):
@@ -296,24 +296,24 @@ class Exact(RuleHidingSanitizer):
             sx, varies_x = m.count(rule.x)
             if not (varies_xy or varies_x):
                 continue
-            gone = model.NewBoolVar("")
-            model.Add(sxy >= thresholds.min_support).OnlyEnforceIf(gone.Not())
-            model.Add(q * sxy - p * sx >= 0).OnlyEnforceIf(gone.Not())
+            gone = model.new_bool_var("")
+            model.add(sxy >= thresholds.min_support).only_enforce_if(gone.negated())
+            model.add(q * sxy - p * sx >= 0).only_enforce_if(gone.negated())
             lost.append(gone)
         notes["modelled_rules"] = len(lost)
-        model.Minimize(sum(lost))
-        model.ClearHints()
+        model.minimize(sum(lost))
+        model.clear_hints()
         removed_items: dict[int, set[int]] = {}
         for (t, item), value in keep_values.items():
             if not value:
                 removed_items.setdefault(t, set()).add(item)
         m.hint(removed_items)
         second = solver_for(params, solver.parameters.random_seed)
-        status2 = second.Solve(model)
-        notes["lost_status"] = second.StatusName(status2)
+        status2 = second.solve(model)
+        notes["lost_status"] = second.status_name(status2)
         if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return keep_values
         notes["lost_optimal"] = status2 == cp_model.OPTIMAL
-        notes["lost_rules"] = round(second.ObjectiveValue())
-        notes["lost_seconds"] = round(second.WallTime(), 3)
-        return {key: second.Value(var) for key, var in m.keep.items()}
+        notes["lost_rules"] = round(second.objective_value)
+        notes["lost_seconds"] = round(second.wall_time, 3)
+        return {key: second.value(var) for key, var in m.keep.items()}
