@@ -179,3 +179,11 @@ class Lgr(_LocalGeneralization):
         ),
     )
     reallocates = True
+
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """Strict k-anonymity, or with ``m`` k^m-anonymity only: the
+        reallocation then keeps every set of at most m published labels in at
+        least k records, which is what an adversary who knows m items meets."""
+        if params.get("m") is None:
+            return super().claims(params)
+        return [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]
