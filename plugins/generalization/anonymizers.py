@@ -64,7 +64,7 @@ def check_exact_forms(part: np.ndarray, gen: np.ndarray, occ_row: np.ndarray) ->
 class _LocalGeneralization(Anonymizer):
     """Shared flow: hierarchy, top-down phase, optional reallocation, release."""
 
-    params = (K, HIERARCHY, HIERARCHY_FORMAT, GAIN)
+    params: ClassVar[tuple[Param, ...]] = (K, HIERARCHY, HIERARCHY_FORMAT, GAIN)
     reallocates: ClassVar[bool] = False
 
     def claims(self, params: dict[str, Any]) -> list[Claim]:
