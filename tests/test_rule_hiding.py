@@ -22,6 +22,7 @@ from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.errors import InputError, MissingEvidence, NoSolution, ParameterError
 from privtool.hiding import hide
+from privtool.io import read_dataset
 from privtool.mining import Rule, Thresholds, association_rules, frequent_itemsets, min_support_count, rule_id
 from privtool.params import resolve
 from privtool.release import FORMAT_V1, read_release
@@ -400,3 +401,34 @@ def test_exact_never_returns_more_removals_than_its_hint(registry, instance, hin
 def test_exact_without_a_solution_or_a_hint_says_so(registry) -> None:
     with pytest.raises(NoSolution, match="no --hint"):
         run_sanitizer(registry, "exact", table1(), [Rule.of("a", "b")], 0.375, 0.6, hint="none", deterministic_time=0)
+
+
+DOCUMENTED_ORTOOLS = "9.15.6755"
+
+
+@pytest.mark.slow
+def test_exact_deterministic_limit_reproduces_its_documented_row(registry, shared_data) -> None:
+    """docs/results/rule-hiding.md, "A deterministic limit reproduces": the
+    mushroom sample of 1,000 records (compare's --sample, seed 0), 5 rules at
+    MST 0.4 / MCT 0.8, deterministic limit 3 (one worker): 177 removals, bound
+    147, hint 178, in every run. The documented figures hold for the OR-Tools
+    release they were made with; with another the two runs must still agree."""
+    import ortools
+
+    from privtool.cli.compare import sample_records
+
+    sample = sample_records(read_dataset(registry, shared_data / "mushroom.dat.gz"), 1000, 0)
+    options = {"sensitive": 5, "min_support": 0.4, "min_confidence": 0.8, "second_objective": False}
+    limits = {"deterministic_time": 3, "time_limit": 1200}
+    runs = [hide(registry, sample, "exact", {**options, **limits}, Context(seed=0)).trail for _ in range(2)]
+    keys = ("removals", "removal_bound", "hint_removals", "removal_source")
+    assert [{key: trail.notes[key] for key in keys} for trail in runs] == [
+        {key: runs[0].notes[key] for key in keys}
+    ] * 2
+    assert runs[0].removed_items == runs[1].removed_items
+    if ortools.__version__ == DOCUMENTED_ORTOOLS:
+        assert (runs[0].notes["removals"], runs[0].notes["removal_bound"], runs[0].notes["hint_removals"]) == (
+            177,
+            147,
+            178,
+        )
