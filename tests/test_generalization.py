@@ -17,6 +17,7 @@ from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.hierarchy import Hierarchy
+from privtool.pipeline import run_method
 from privtool.release import read_release
 from privtool.trail import Trail
 
@@ -169,6 +170,34 @@ def test_lgr_table1_example(registry, tmp_path: Path) -> None:
     # what this project's implementation gives (docs/algorithms/lgr.md quotes it)
     assert [sorted(r) for r in published_by_input(lgr)] == EXPECTED_TABLE1
     assert lgr.release.stats["ncp"] == pytest.approx(EXPECTED_TABLE1_NCP)
+
+
+# lgr --m on Table 1 (k = 2; docs/algorithms/lgr.md quotes both): with m = 1 every
+# label is in at least 2 records, like the paper's output, at NCP 53/11 / 23;
+# with m = 2 only record 1 moves, {T} -> {P} ({P} is in records 1, 2, 5).
+EXPECTED_TABLE1_M1 = [
+    ["K", "P", "d"],
+    ["P", "f", "g"],
+    ["M", "d", "f"],
+    ["K", "M", "d", "f"],
+    ["K", "P", "f", "g"],
+    ["T", "e"],
+    ["e"],
+    ["T"],
+]
+EXPECTED_TABLE1_M2 = [["P"], ["P", "f", "g"], ["K", "M", "f"], ["K", "M", "f"], ["P", "f", "g"], ["T"], ["T"], ["T"]]
+
+
+@pytest.mark.parametrize(("m", "expected", "units"), [(1, EXPECTED_TABLE1_M1, 53), (2, EXPECTED_TABLE1_M2, 87)])
+def test_lgr_km_table1_example(registry, tmp_path: Path, m: int, expected: list[list[str]], units: int) -> None:
+    outcome = run(registry, "lgr", LGR_RECORDS, write_edges(tmp_path / "t.csv", LGR_EDGES), 2, m=m)
+    assert [sorted(r) for r in published_by_input(outcome)] == expected
+    assert is_km_anonymous(outcome.release.records, 2, m)
+    assert outcome.release.stats["ncp"] == pytest.approx(units / 11 / 23)
+    # the release claims k^m-anonymity, not k-anonymity
+    params = {"k": 2, "m": m, "hierarchy": str(tmp_path / "t.csv"), "hierarchy_format": "auto"}
+    release = run_method(registry, Dataset.from_records(LGR_RECORDS), "lgr", params, Context(seed=0)).release
+    assert [(c.model, c.params) for c in release.claims] == [("km-anonymity", {"k": 2, "m": m})]
 
 
 def test_lgr_publishes_shared_items_below_a_failed_node(registry, tmp_path: Path) -> None:
