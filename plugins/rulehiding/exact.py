@@ -238,8 +238,6 @@ class Exact(RuleHidingSanitizer):
             "removal_status": solver.status_name(status),
             "removal_optimal": status == cp_model.OPTIMAL,
             "removal_bound": _bound(solver.best_objective_bound),
-            "removal_seconds": round(solver.wall_time, 3),
-            "removal_deterministic_time": round(solver.deterministic_time, 3),
         }
         if start is not None:
             notes["hint_removals"] = _removals(start)
@@ -315,5 +313,4 @@ class Exact(RuleHidingSanitizer):
             return keep_values
         notes["lost_optimal"] = status2 == cp_model.OPTIMAL
         notes["lost_rules"] = round(second.objective_value)
-        notes["lost_seconds"] = round(second.wall_time, 3)
         return {key: second.value(var) for key, var in m.keep.items()}
