@@ -34,6 +34,8 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "cover-linkage": "privtool.attacks.cover_linkage",
     "rulehiding": "privtool.plugins.rulehiding",
     "rule-remining": "privtool.attacks.remining",
+    "preimage": "privtool.attacks.preimage_attack",
+    "forced-cooccurrence": "privtool.attacks.forced_cooccurrence",
 }
 """Short plugin name -> module of a built-in plugin."""
 
