@@ -336,11 +336,13 @@ def one_step_preimages(chunk: EncodedChunk, before: Masks, records: int, cap: in
     their covered items, at most ``cap`` of them: ``R1`` itself when every item
     is covered (step A had nothing to do), and for each covered item ``z`` of
     ``R1`` (there must be two or more) ``R1`` with ``z`` put back by
-    :func:`restorations`, where ``z`` stays the cheapest covering item (``t + e``
-    at most the support of every item ``R1`` does not cover) and the chunk fits
-    in ``records`` rows. The count of these is ``r(R1)`` of the hardened rules.
-    The list has one pre-image per covered item of ``R1`` (when there is one)
-    before it is cut at ``cap``."""
+    :func:`restorations`, where ``z`` is the item step A picks: the covering
+    item of smallest support, ties to the first label (``t + e`` at most the
+    smallest support ``u`` of the items ``R1`` does not cover, and below it
+    when one of those comes first), in a chunk that fits in ``records`` rows.
+    Their number is ``r(R1)`` of the hardened rules. The list has one
+    pre-image per covered item of ``R1`` that has one before it is cut at
+    ``cap``."""
     items = EncodedChunk(chunk.items, before)
     supports = items.supports()
     t = before.get(chunk.full, 0)
@@ -350,16 +352,19 @@ def one_step_preimages(chunk: EncodedChunk, before: Masks, records: int, cap: in
     out: list[tuple[Masks, int]] = []
     if covered == chunk.full:
         out.append((before, covered))
-    outside = [s for i, s in enumerate(supports) if not covered >> i & 1]
-    limit = min(outside) - t if outside else records
+    outside = [(s, i) for i, s in enumerate(supports) if not covered >> i & 1]
     room = records - sum(before.values())
+    streams = []
+    for z in range(len(chunk.items)):
+        if covered >> z & 1:
+            if outside:
+                u, first = min(outside)  # the cheapest uncovered item, first label on ties
+                limit = u - t if z < first else u - t - 1
+            else:
+                limit = records
+            streams.append((covered ^ (1 << z), restorations(chunk, before, z, limit, room, cap)))
     # one pre-image per covered item first, whatever the cap, so that a capped
     # list still shows every item uncovered somewhere; then the rest
-    streams = [
-        (covered ^ (1 << z), restorations(chunk, before, z, limit, room, cap))
-        for z in range(len(chunk.items))
-        if covered >> z & 1
-    ]
     for left, stream in streams:
         for restored in stream:
             out.append((restored, left))
@@ -372,23 +377,31 @@ def one_step_preimages(chunk: EncodedChunk, before: Masks, records: int, cap: in
     return out
 
 
+def covered_in_all(candidates: Sequence[tuple[Masks, int]], full: int) -> int:
+    """The items covered in every one of ``candidates`` (a bitmask)."""
+    common = full
+    for _, covered in candidates:
+        common &= covered
+    return common
+
+
 def hardened_preimages(chunk: EncodedChunk, rules: Rules, cap: int) -> Inversion:
     """Pre-images under the hardened rules (``safe-disassociation-hardened``).
 
-    The hardened sanitizer, on a vulnerable chunk ``R0``: (A) while some item
-    is not covered, makes the one with the smallest support covered (ties at
-    random) by removing it from every sub-record that is not ``I`` -- at least
-    once, and again until ``r(R1) >= k`` (:func:`one_step_preimages`); (B) the
-    paper's partial suppression of the result ``R1``; (C) the fallback when
-    ``r(R1) < k`` after (A) or a precondition fails. So for a published chunk,
-    every ``R1`` of the paper's inverse with two covered items or more and
-    ``r(R1) >= k`` is reachable, and the chunks one step A turns into it are
-    pre-images (chunks that needed several steps are pre-images too; they are
-    not enumerated, so ``count`` is a lower bound and ``exhausted`` False when
-    the one-step ones reach ``cap``). An item ``z`` covered in ``R1`` is not
-    covered in ``R1`` with ``z`` put back into an empty row, which is always
-    possible (``|R1| < |R'| <= records``): no item is covered in every
-    pre-image (docs/algorithms/safe-disassociation.md, theorem 2).
+    The hardened sanitizer, on a vulnerable chunk ``R0``: (A) makes the covering
+    item of smallest support (ties to the first label) covered, by removing it
+    from every sub-record that is not ``I``, at least once and again while some
+    item is covering and ``R1`` has fewer than ``min_preimages`` one-step
+    pre-images (:func:`one_step_preimages`) or an item covered in all of them;
+    (B) the paper's partial suppression of ``R1``; (C) the fallback when a
+    precondition fails or (A) ended short of its goal. So for a published
+    chunk, the pre-images are reached through the ``R1`` of the paper's inverse
+    that meet (A)'s goal: the chunks one step A turns into them (chunks that
+    needed several steps are pre-images too; they are not enumerated, so
+    ``count`` is a lower bound and ``exhausted`` False). By (A)'s goal no item
+    is covered in every pre-image (docs/algorithms/safe-disassociation.md,
+    theorem 2); nothing here depends on a random draw, so the guarantee holds
+    for an adversary who knows the seed.
     """
     out = Inversion(chunk.items)
     scr = screen(chunk, rules)
@@ -401,8 +414,8 @@ def hardened_preimages(chunk: EncodedChunk, rules: Rules, cap: int) -> Inversion
     for removed in partial_suppression_inverses(chunk, scr.card):
         before = before_suppression(chunk, removed, scr.card)
         candidates = one_step_preimages(chunk, before, rules.records, want)
-        if len(candidates) < rules.wanted:
-            continue  # step (C) would have removed the chunk
+        if len(candidates) < rules.wanted or covered_in_all(candidates, chunk.full):
+            continue  # step A would have gone on, or step C removed the chunk
         for pre, covered in candidates:
             common &= covered
             seen.add(_key(pre))

@@ -67,11 +67,11 @@ def remove_outside_whole(rows, item: str, width: int) -> list[list[str]]:
     return out
 
 
-def cheapest_uncovered(rows) -> list[str]:
+def cheapest_uncovered(rows) -> str | None:
+    """The item step A makes covered: smallest support, ties to the first label."""
     cover = analyse_chunk(rows)
     outside = [(s, x) for x, s in zip(cover.itemset, cover.supports, strict=True) if x not in cover.covered]
-    low = min((s for s, _ in outside), default=None)
-    return [x for s, x in outside if s == low]
+    return min(outside)[1] if outside else None
 
 
 @functools.cache
@@ -80,31 +80,33 @@ def one_step(items: str, records: int, full: int) -> dict[Key, set[Key]]:
     out: dict[Key, set[Key]] = {}
     for chunk in universe(items, records, full):
         rows = [list(r) for r in chunk]
-        if analyse_chunk(rows).vulnerable:
-            for y in cheapest_uncovered(rows):
-                out.setdefault(key(remove_outside_whole(rows, y, len(items))), set()).add(chunk)
+        y = cheapest_uncovered(rows)
+        if y is not None and analyse_chunk(rows).vulnerable:
+            out.setdefault(key(remove_outside_whole(rows, y, len(items))), set()).add(chunk)
     return out
 
 
-def r_count(state: Key, items: str, records: int, full: int) -> int:
-    """``r(R1)``: the chunks one step A turns into ``state``, plus ``state``
-    itself when every item is covered."""
-    whole = len(brute_covered([list(r) for r in state])) == len(items)
-    return len(one_step(items, records, full).get(state, set())) + whole
+def goal(state: Key, items: str, k: int, records: int, full: int) -> bool:
+    """Step A's goal on ``state``: at least k one-step pre-images (``state``
+    itself counts when every item is covered) and none of its covered items
+    covered in all of them."""
+    rows = [list(r) for r in state]
+    covered = brute_covered(rows)
+    pre = [brute_covered([list(r) for r in p]) for p in one_step(items, records, full).get(state, set())]
+    if covered == set(items):
+        pre.append(covered)
+    return len(pre) >= k and not set.intersection(*pre)
 
 
-def tied_states(chunk: Key, items: str, k: int, records: int, full: int) -> set[Key]:
-    """Every chunk step A can end with: one step, then more while ``r < k``."""
-    finals, stack = set(), [(chunk, 0)]
-    while stack:
-        state, steps = stack.pop()
+def tied_state(chunk: Key, items: str, k: int, records: int, full: int) -> Key:
+    """The chunk step A ends with: one step, then more while the goal is not met."""
+    state, steps = chunk, 0
+    while True:
         rows = [list(r) for r in state]
-        ties = cheapest_uncovered(rows)
-        if ties and (steps == 0 or r_count(state, items, records, full) < k):
-            stack.extend((key(remove_outside_whole(rows, y, len(items))), steps + 1) for y in ties)
-        else:
-            finals.add(state)
-    return finals
+        y = cheapest_uncovered(rows)
+        if y is None or (steps and goal(state, items, k, records, full)):
+            return state
+        state, steps = key(remove_outside_whole(rows, y, len(items))), steps + 1
 
 
 def forward(chunk: Key, items: str, k: int, m: int, capacity: int, records: int, hardened: bool) -> set[Key]:
@@ -112,17 +114,13 @@ def forward(chunk: Key, items: str, k: int, m: int, capacity: int, records: int,
     if not analyse_chunk([list(r) for r in chunk]).vulnerable:
         return set()
     full = k + min((len(items) + 1) // 2, m)
-    starts = tied_states(chunk, items, k, records, full) if hardened else {chunk}
-    out = set()
-    for start in starts:
-        c = analyse_chunk([list(r) for r in start])
-        if failed_preconditions(c.rows, c.itemset_support, len(items), k, m, capacity + 2):
-            continue
-        if hardened and r_count(start, items, records, full) < k:
-            continue  # step C
-        for s in all_suppressions(items):
-            out.add(key(apply_suppression([list(r) for r in start], s)))
-    return out
+    start = tied_state(chunk, items, k, records, full) if hardened else chunk
+    c = analyse_chunk([list(r) for r in start])
+    if failed_preconditions(c.rows, c.itemset_support, len(items), k, m, capacity + 2):
+        return set()
+    if hardened and not goal(start, items, k, records, full):
+        return set()  # step C
+    return {key(apply_suppression([list(r) for r in start], s)) for s in all_suppressions(items)}
 
 
 @functools.cache

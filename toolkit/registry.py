@@ -36,6 +36,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "rule-remining": "privtool.attacks.remining",
     "preimage": "privtool.attacks.preimage_attack",
     "forced-cooccurrence": "privtool.attacks.forced_cooccurrence",
+    "minimality": "privtool.attacks.minimality",
 }
 """Short plugin name -> module of a built-in plugin."""
 

@@ -33,7 +33,7 @@ from .model import ChunkedCluster, Disassociation, JointPlan
 from .publish import build_outcome
 from .refine import refine
 from .tlost import release_k, tlost
-from .verpart import verpart, verpart_batch
+from .verpart import ORDERS, verpart, verpart_batch
 
 MAX_CLUSTER_SIZE = Param(
     "max_cluster_size", int, 30, "HORPART splits a group of records until it has at most this many.", min=2
@@ -42,6 +42,14 @@ PARTITIONER = Param(
     "partitioner", str, "adding", "Horizontal partitioner: what happens to parts smaller than k.", choices=STRATEGIES
 )
 REFINE = Param("refine", bool, True, "Join clusters into joint clusters with shared chunks (REFINE).")
+VERPART_ORDER = Param(
+    "verpart_order",
+    str,
+    "support",
+    "Order VERPART tries a cluster's terms in: support (the paper's: support descending, ties by label) or random "
+    "(a shuffle per cluster drawn from the seed; see docs/attacks.md, minimality).",
+    choices=ORDERS,
+)
 
 _SUMMARIES = {
     "horpart": "HORPART as published: recursive split on the most frequent unused term; a split leaving fewer than k records on a side is abandoned",
@@ -76,11 +84,12 @@ class StrategyPartitioner(Partitioner):
 class VerPart(VerticalChunker):
     name = "verpart"
     summary = "VERPART: terms with support < k to the term chunk, the rest greedily into k^m-anonymous record chunks"
-    params = (K, M)
+    params = (K, M, VERPART_ORDER)
 
     def chunk(self, cluster: Dataset, params: dict[str, Any], ctx: Context) -> ChunkedCluster:
         """The chunks of ``cluster`` (all its records form one cluster)."""
-        return verpart(cluster.sizes, cluster.items, params["k"], params["m"])
+        order = params.get("verpart_order", "support")
+        return verpart(cluster.sizes, cluster.items, params["k"], params["m"], order, ctx.seed)
 
 
 class Refine(Refiner):
@@ -97,14 +106,16 @@ class Refine(Refiner):
 class Disassociate(Anonymizer):
     name = "disassociation"
     summary = "disassociation: HORPART (+ strategy), VERPART, REFINE; k^m-anonymous record and shared chunks"
-    params = (PARTITIONER, K, M, MAX_CLUSTER_SIZE, REFINE)
+    params = (PARTITIONER, K, M, MAX_CLUSTER_SIZE, REFINE, VERPART_ORDER)
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         k, m = params["k"], params["m"]
         partitioning = StrategyPartitioner(params["partitioner"]).partition(dataset, params, ctx)
         clusters = partitioning.clusters
         units = cluster_batches(dataset, clusters)
-        batches = ctx.map(partial(verpart_batch, k=k, m=m), units, "vertical partitioning")
+        order = params.get("verpart_order", "support")
+        work = partial(verpart_batch, k=k, m=m, order=order, seed=ctx.seed)
+        batches = ctx.map(work, units, "vertical partitioning")
         chunks = [chunked for batch in batches for chunked in batch]
         dis = Disassociation(dataset, clusters, partitioning.suppressed, chunks)
         if params["refine"]:

@@ -8,24 +8,24 @@ is ``s(I, R') + card``), and usually the whole chunk before suppression
 (:mod:`privtool.attacks.preimage`). The hardened repair of a vulnerable chunk
 ``R0`` (itemset ``I``, covered items ``L``):
 
-A. when some item of ``I`` is not covered, take the one with the smallest
-   support (ties drawn at random) and remove it from every sub-record that is
-   not ``I`` (a sub-record left empty leaves the chunk): it becomes covered.
-   Do this once, then again while the chunk ``R1`` has fewer than
-   ``min_preimages`` (default k) one-step pre-images ``r(R1)``
-   (:func:`privtool.attacks.preimage.one_step_preimages`, the same code the
-   ``preimage`` attack and the algorithm-aware cover-freedom verifier run) and
-   some item is still not covered;
+A. take the covering item with the smallest support (ties to the first
+   label) and remove it from every sub-record that is not ``I`` (a sub-record
+   left empty leaves the chunk): it becomes covered. Do this once, then again
+   while some item is covering and the chunk ``R1`` has fewer than
+   ``min_preimages`` (default k) one-step pre-images or an item covered in all
+   of them (:func:`privtool.attacks.preimage.one_step_preimages`, the same code
+   the ``preimage`` attack and the algorithm-aware cover-freedom verifier run);
 B. the paper's partial suppression of ``R1`` with its preconditions (3), (4)
    and (R) (:mod:`.partial`);
-C. the fallback (the chunk is removed) when a precondition fails or
-   ``r(R1) < k`` (``k`` here is the parameter ``min_preimages``, by default
-   the release's k).
+C. the fallback (the chunk is removed) when a precondition fails or step A
+   ended short of its goal.
 
-Step A is what breaks the inversion: for every item ``z`` that the published
-chunk shows as possibly covered, the chunk ``R1`` with ``z`` added back to one
-empty row is a chunk whose step A removes exactly that row, so it is a
-pre-image in which ``z`` is not covered. The proof, and what it does not
+Step A is what breaks the inversion: for an item ``z`` that the published
+chunk shows as possibly covered, ``R1`` with ``z`` added back to an empty row
+is a chunk whose step A removes exactly that row, so it is a pre-image in
+which ``z`` is not covered. Step A draws nothing at random (only the pairing
+of step B does), so the guarantee holds for an adversary who knows the seed
+the release's provenance publishes. The proof, and what it does not
 promise, is in docs/algorithms/safe-disassociation.md ("A hardened safe
 disassociation").
 """
@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from privtool.attacks.cover import ChunkCover, analyse_chunk
-from privtool.attacks.preimage import HARDENED, encode, one_step_preimages
+from privtool.attacks.preimage import HARDENED, covered_in_all, encode, one_step_preimages
 from privtool.components import Outcome, Sanitizer
 from privtool.context import Context
 from privtool.params import K, M, Param
@@ -55,15 +55,15 @@ from .sanitizer import (
 )
 
 
-def make_cheapest_covered(
-    rows: Sequence[Sequence[str]], cover: ChunkCover, rng: np.random.Generator
-) -> tuple[list[list[str]], str, int]:
-    """One step A on a chunk with an item that is not covered: the chunk with
-    its cheapest such item made covered, the item, and the occurrences removed."""
-    outside = [(s, x) for x, s in zip(cover.itemset, cover.supports, strict=True) if x not in cover.covered]
-    low = min(s for s, _ in outside)
-    ties = [x for s, x in outside if s == low]
-    item = ties[int(rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
+def make_cheapest_covered(rows: Sequence[Sequence[str]], cover: ChunkCover) -> tuple[list[list[str]], str, int]:
+    """One step A on a chunk with a covering item: the chunk with the covering
+    item of smallest support (ties to the first label) made covered, that
+    item, and the occurrences removed. No random draw: the rule is the same for
+    an adversary who knows the seed."""
+    low, index = min(  # the itemset is in canonical label order: ties go to the first label
+        (s, i) for i, (x, s) in enumerate(zip(cover.itemset, cover.supports, strict=True)) if x not in cover.covered
+    )
+    item = cover.itemset[index]
     return covered_by_removal(rows, item, len(cover.itemset)), item, low - cover.itemset_support
 
 
@@ -81,13 +81,14 @@ def covered_by_removal(rows: Sequence[Sequence[str]], item: str, width: int) -> 
     return out
 
 
-def preimages_of_tied(rows: Sequence[Sequence[str]], records: int, k: int) -> int:
-    """``r(R1)``, counted up to ``k`` (here: the fewest pre-images wanted), for ``R1 = rows`` in a cluster of
-    ``records`` records before partial suppression (which adds one row when
-    ``|I| = 2`` and two otherwise)."""
+def goal_met(rows: Sequence[Sequence[str]], records: int, wanted: int) -> bool:
+    """Whether ``R1 = rows``, in a cluster of ``records`` records before partial
+    suppression (which adds one row when ``|I| = 2`` and two otherwise), has
+    ``wanted`` one-step pre-images and no item covered in all of them."""
     chunk = encode(rows)
     grown = len(rows) + (1 if len(chunk.items) == 2 else 2)
-    return len(one_step_preimages(chunk, chunk.masks, max(records, grown), k))
+    found = one_step_preimages(chunk, chunk.masks, max(records, grown), wanted)
+    return len(found) >= wanted and not covered_in_all(found, chunk.full)
 
 
 def hardened_repair(
@@ -97,14 +98,14 @@ def hardened_repair(
     tied, current, extra = [list(row) for row in rows], cover, 0
     made: list[str] = []
     wanted = limits.min_preimages
-    while current.covering and (not made or preimages_of_tied(tied, limits.records, wanted) < wanted):
-        tied, item, removed = make_cheapest_covered(tied, current, rng)
+    while current.covering and (not made or not goal_met(tied, limits.records, wanted)):
+        tied, item, removed = make_cheapest_covered(tied, current)
         current = analyse_chunk(tied, cover.ref)
         made.append(item)
         extra += removed
     width = len(current.itemset)
     failed = failed_preconditions(current.rows, current.itemset_support, width, limits.k, limits.m, limits.capacity + 2)
-    if not failed and preimages_of_tied(tied, limits.records, wanted) < wanted:
+    if not failed and not goal_met(tied, limits.records, wanted):
         failed = ["C"]
     if failed:
         return None, suppressed_action(cover, failed)
