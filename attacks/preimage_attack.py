@@ -21,6 +21,7 @@ an item covered in all of them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +57,7 @@ def chunk_rules(release: Release, name: str, chunk: ChunkView) -> Rules:
     delta = int(params.get("max_cluster_size", 30))
     capacity = chunk.records - 2 if chunk.ref.kind == SHARED else delta - 2
     wanted = int(params.get("min_preimages") or 0) if name == HARDENED else 0
-    return Rules(name, int(params["k"]), int(params["m"]), capacity, chunk.records, wanted)
+    return Rules(name, int(params.get("k", 2)), int(params.get("m", 2)), capacity, chunk.records, wanted)
 
 
 def sanitized_chunks(evidence: Evidence) -> set[ChunkRef] | None:
@@ -77,19 +78,24 @@ class ChunkResult:
     partner: str | None
 
 
-def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:
-    """The inversion of every record and shared chunk (each shared chunk once,
-    seen from its first member cluster)."""
-    out = []
+def release_chunks(release: Release) -> Iterator[tuple[ClusterView, ChunkView]]:
+    """Every record and shared chunk once (a shared chunk seen from its first
+    member cluster), with the cluster it is seen from."""
     seen: set[ChunkRef] = set()
     for view in cluster_views(release):
         for chunk in view.chunks:
-            if chunk.ref in seen:
-                continue
-            seen.add(chunk.ref)
-            inversion = invert(chunk.rows, chunk_rules(release, name, chunk), cap)
-            if inversion.count:
-                out.append(ChunkResult(view, chunk, inversion, _partner(view, chunk)))
+            if chunk.ref not in seen:
+                seen.add(chunk.ref)
+                yield view, chunk
+
+
+def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:
+    """The inversion of every chunk that has pre-images under ``name``'s rules."""
+    out = []
+    for view, chunk in release_chunks(release):
+        inversion = invert(chunk.rows, chunk_rules(release, name, chunk), cap)
+        if inversion.count:
+            out.append(ChunkResult(view, chunk, inversion, _partner(view, chunk)))
     return out
 
 
