@@ -235,7 +235,8 @@ def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> l
             Finding(
                 NAME,
                 "breach",
-                f"knowing {{{', '.join([*witness, partner[1]])}}} links {len(cover.itemset) - len(witness)} more item(s) "
+                f"knowing {{{', '.join([*witness, partner[1]])}}} links "
+                f"{len(cover.itemset) - len(witness)} more item(s) "
                 f"with certainty in cluster {view.cluster}",
                 {
                     "cluster": view.cluster,

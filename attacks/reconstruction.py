@@ -578,17 +578,19 @@ class ReconstructionSampler:
         sparse = np.flatnonzero(~dense & (entries > 0))
         self.sparse = (sparse, entries[sparse], slots[sparse], first_entry[sparse])
         with_terms = [c for c in model.clusters if c.terms]
-        counts = [len(c.terms) for c in with_terms]
+        term_counts = [len(c.terms) for c in with_terms]
         self.term_items = np.asarray([index[t] for c in with_terms for t in c.terms], dtype=np.int32)
-        self.term_offset = np.repeat(np.asarray([c.offset for c in with_terms], dtype=np.int64), counts)
-        self.term_n = np.repeat(np.asarray([c.size for c in with_terms], dtype=np.int64), counts)
+        self.term_offset = np.repeat(np.asarray([c.offset for c in with_terms], dtype=np.int64), term_counts)
+        self.term_n = np.repeat(np.asarray([c.size for c in with_terms], dtype=np.int64), term_counts)
         self.term_cap = max((c.term_cap for c in with_terms), default=0)
         # cumulative weights of the sizes 1..cap of each cluster's terms, padded with +inf
         weights = np.full((len(with_terms), max(self.term_cap, 1)), np.inf)
-        for row, c in enumerate(with_terms):
-            weights[row, : c.term_cap] = _term_size_weights(c.size, c.term_cap)
-        self.term_weights = np.repeat(np.arange(len(with_terms)), counts), weights
-        self.term_total = np.repeat(np.asarray([weights[r, c.term_cap - 1] for r, c in enumerate(with_terms)]), counts)
+        for w, c in enumerate(with_terms):
+            weights[w, : c.term_cap] = _term_size_weights(c.size, c.term_cap)
+        self.term_weights = np.repeat(np.arange(len(with_terms)), term_counts), weights
+        self.term_total = np.repeat(
+            np.asarray([weights[w, c.term_cap - 1] for w, c in enumerate(with_terms)]), term_counts
+        )
 
     def _sparse_positions(self, rng: np.random.Generator, out: np.ndarray) -> None:
         """Fill ``out[entry]`` with distinct positions for the sparse chunks."""
@@ -749,15 +751,15 @@ def _max_packing_cpsat(caps: np.ndarray, limits: dict[frozenset[int], int]) -> i
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    y = {p: model.NewIntVar(0, int(cap), f"y{p}") for p, cap in enumerate(caps)}
+    y = {p: model.new_int_var(0, int(cap), f"y{p}") for p, cap in enumerate(caps)}
     for members, limit in limits.items():
-        model.Add(sum(y[p] for p in members) <= limit)
-    model.Maximize(sum(y.values()))
+        model.add(sum(y[p] for p in members) <= limit)
+    model.maximize(sum(y.values()))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    status = solver.Solve(model)
+    status = solver.solve(model)
     if status != cp_model.OPTIMAL:  # a bounded integer program always has an optimum
-        raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.StatusName(status)})")
+        raise RuntimeError(f"CP-SAT did not prove the maximum support (status {solver.status_name(status)})")
     return round(solver.ObjectiveValue())
 
 

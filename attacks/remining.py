@@ -65,7 +65,10 @@ def reappearance_drop(support_xy: int, support_x: int, thresholds: Thresholds) -
 
 class RuleRemining(Attack):
     name = "rule-remining"
-    summary = "re-mine a sanitized release at the original and lowered thresholds; margin at which each sensitive rule reappears"
+    summary = (
+        "re-mine a sanitized release at the original and lowered thresholds; "
+        "margin at which each sensitive rule reappears"
+    )
     applies_to = ("sanitized",)
     params = (
         Param("drops", str, "0.05,0.1,0.2", "relative threshold drops at which to mine the release again"),

@@ -130,7 +130,8 @@ def markdown(results: dict[str, Any], command: str) -> str:
             f"{results['load_before']} before, {results['load_after']} after; {results['total_s']} s wall in all)."
         ),
         "",
-        "| data | release | published (suppressed, ghost) | at risk / targets | highest risk | average success | cover breaches | cover risks | s: anonymize / linkage / cover |",
+        "| data | release | published (suppressed, ghost) | at risk / targets | highest risk | average success "
+        "| cover breaches | cover risks | s: anonymize / linkage / cover |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, rows in results["datasets"].items():
@@ -139,8 +140,10 @@ def markdown(results: dict[str, Any], command: str) -> str:
             risks = f"{r['cover_risks']:,}" if "cover_risks" in r else "–"
             seconds = f"{r['anonymize_s']} / {r['linkage_s']} / {r.get('cover_s', '–')}"
             lines.append(
-                f"| {name} | {r['release']} | {r['records_published']:,} ({r['suppressed_records']:,}, {r['ghost_records']:,}) "
-                f"| {r['records_at_risk']:,} / {r['targets']:,} ({100 * r['share_at_risk']:.2f} %) | {r['highest_risk']:.4g} "
+                f"| {name} | {r['release']} | {r['records_published']:,} ({r['suppressed_records']:,}, "
+                f"{r['ghost_records']:,}) "
+                f"| {r['records_at_risk']:,} / {r['targets']:,} ({100 * r['share_at_risk']:.2f} %) | "
+                f"{r['highest_risk']:.4g} "
                 f"| {r['average_success_rate']:.4f} | {cover} | {risks} | {seconds} |"
             )
     lines += ["", END]

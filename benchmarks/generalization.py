@@ -3,7 +3,8 @@ range hierarchy, for k = 2, 3, 5, 10, 25, 30 (issue 5).
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/generalization.py [--ks 2,3,5,10,25,30] [--repeat 1] [--plot docs/results/generalization]
+    .venv/bin/python benchmarks/generalization.py [--ks 2,3,5,10,25,30] [--repeat 1] \
+        [--plot docs/results/generalization]
     .venv/bin/python benchmarks/generalization.py --random 300   # lgr vs partition on random data
 
 

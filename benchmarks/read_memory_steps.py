@@ -28,7 +28,8 @@ def main() -> None:
     data = read_bytes(path)
     mib = 2**20
     print(
-        f"{path.name}: decompressed {len(data) / mib:.1f} MiB, peak while decompressing {tracemalloc.get_traced_memory()[1] / mib:.1f} MiB"
+        f"{path.name}: decompressed {len(data) / mib:.1f} MiB, peak while decompressing "
+        f"{tracemalloc.get_traced_memory()[1] / mib:.1f} MiB"
     )
     tracemalloc.reset_peak()
     dataset = Fimi().read_bytes(data, str(path), {})
@@ -38,7 +39,8 @@ def main() -> None:
         f"parse peak {peak / mib:.1f} MiB, held after parsing {current / mib:.1f} MiB, dataset arrays {arrays:.1f} MiB"
     )
     print(
-        f"item occurrences {dataset.n_occurrences:,}: parse peak {peak / dataset.n_occurrences:.1f} bytes per occurrence"
+        f"item occurrences {dataset.n_occurrences:,}: parse peak {peak / dataset.n_occurrences:.1f} bytes per "
+        "occurrence"
     )
 
 

@@ -32,12 +32,14 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from privtool.cli.stats import dataset_stats
 from privtool.dataset import Dataset
 from privtool.io import read_dataset, write_dataset
-from privtool.registry import load_registry
+from privtool.registry import Registry, load_registry
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -64,6 +66,11 @@ def write_synth(path: Path, preset: str) -> None:
 
     if privtool(["synth", "--like", preset, "--seed", "0", "-o", str(path), "-q"]) != 0:
         raise SystemExit(f"privtool synth --like {preset} failed")
+
+
+def _read_and_count(registry: Registry, path: Path) -> dict[str, Any]:
+    """Read a dataset and compute its stats: the work whose peak memory is reported."""
+    return dataset_stats(read_dataset(registry, path))
 
 
 def peak_mib(fn: Callable[[], object]) -> float:
@@ -124,25 +131,28 @@ def main() -> None:
     if args.synth_like:
         files.append(Path(scratch.name) / f"synth-{args.synth_like}.dat.gz")
         write_synth(files[-1], args.synth_like)
-    header = f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} {'write s':>8} {'peak MiB':>9} {'B/occ':>6}"
+    header = (
+        f"{'file':<28} {'records':>9} {'items':>7} {'occurrences':>12} {'read s':>7} {'stats s':>8} "
+        f"{'write s':>8} {'peak MiB':>9} {'B/occ':>6}"
+    )
     if args.naive:
         header += f" {'naive read s':>13}"
     print(header)
     rows = []
     for path in files:
         dataset = read_dataset(registry, path)
-        read_s = best_of(args.repeat, lambda: read_dataset(registry, path))
-        stats_s = best_of(args.repeat, lambda: dataset_stats(dataset))
         written = Path(scratch.name) / "written.dat"
-        write_s = best_of(args.repeat, lambda: write_dataset(registry, dataset, written))
-        peak = peak_mib(lambda: dataset_stats(read_dataset(registry, path)))
+        read_s = best_of(args.repeat, partial(read_dataset, registry, path))
+        stats_s = best_of(args.repeat, partial(dataset_stats, dataset))
+        write_s = best_of(args.repeat, partial(write_dataset, registry, dataset, written))
+        peak = peak_mib(partial(_read_and_count, registry, path))
         occurrences = dataset.n_occurrences
         row = (
             f"{path.name:<28} {dataset.n_records:>9,} {int((dataset.supports > 0).sum()):>7,} {occurrences:>12,} "
             f"{read_s:>7.3f} {stats_s:>8.3f} {write_s:>8.3f} {peak:>9.1f} {peak * 2**20 / occurrences:>6.1f}"
         )
         naive_s = (
-            best_of(args.repeat, lambda: naive_read(path)) if args.naive and path.name.endswith(".dat.gz") else None
+            best_of(args.repeat, partial(naive_read, path)) if args.naive and path.name.endswith(".dat.gz") else None
         )
         if naive_s is not None:
             row += f" {naive_s:>13.3f}"

@@ -134,21 +134,27 @@ def markdown(results: dict) -> str:
                 "|---:|---:|---:|---:|---:|---:|",
             ]
             lines += [
-                f"| {r[x]} | {r['record_chunks']} | {r['vulnerable_record_chunks']} | {_pct(r['pem'])} | {_pct(r.get('pem_literal', float('nan')))} | {_pct(r['pem_safe'])} |"
+                f"| {r[x]} | {r['record_chunks']} | {r['vulnerable_record_chunks']} | {_pct(r['pem'])} | "
+                f"{_pct(r.get('pem_literal', float('nan')))} | {_pct(r['pem_safe'])} |"
                 for r in rows
             ]
     for name, rows in results.get("by_delta", {}).items():
         lines += [
             f"\n{name}, k=3, m=2, by max cluster size\n",
-            "| max cluster size | PEM % | PEM literal % | partial | fallback | RLM % | RLM real % | RAE sum disassociated | RAE sum safe | RAE mean disassociated | RAE mean safe | CPU s disassociation | CPU s sanitizer |",
+            "| max cluster size | PEM % | PEM literal % | partial | fallback | RLM % | RLM real % | RAE sum "
+            "disassociated | RAE sum safe | RAE mean disassociated | RAE mean safe | CPU s disassociation | CPU "
+            "s sanitizer |",
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for r in rows:
             st = r["stats_safe"]
             lines.append(
-                f"| {r['max_cluster_size']} | {_pct(r['pem'])} | {_pct(r['pem_literal'])} | {st['partially_suppressed_chunks']} | {st['suppressed_chunks']} "
-                f"| {_pct(r['rlm'])} | {_pct(r['rlm_real'])} | {r['rae_disassociated']['rae_sum']:.0f} | {r['rae_safe']['rae_sum']:.0f} "
-                f"| {r['rae_disassociated']['rae_mean']:.3f} | {r['rae_safe']['rae_mean']:.3f} | {r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |"
+                f"| {r['max_cluster_size']} | {_pct(r['pem'])} | {_pct(r['pem_literal'])} | "
+                f"{st['partially_suppressed_chunks']} | {st['suppressed_chunks']} "
+                f"| {_pct(r['rlm'])} | {_pct(r['rlm_real'])} | {r['rae_disassociated']['rae_sum']:.0f} | "
+                f"{r['rae_safe']['rae_sum']:.0f} "
+                f"| {r['rae_disassociated']['rae_mean']:.3f} | {r['rae_safe']['rae_mean']:.3f} | "
+                f"{r['seconds_disassociation']:.2f} | {r['seconds_safe']:.2f} |"
             )
     if results.get("by_size"):
         lines += [

@@ -8,7 +8,7 @@
   whitespace, separated by whitespace (FIMI's layout for named items).
 * ``spmf`` (.spmf): SPMF's integer formats. A file that uses the markers is in
   the sequence style (``3 -1 7 -1 -2``: ``-1`` closes an itemset, ``-2`` ends
-  the record); the record is the set of its items (DESIGN: we publish sets, the
+  the record); the record is the set of its items (docs/design.md: we publish sets, the
   order of the itemsets is not kept). A file without any marker is SPMF's plain
   itemset style, which is FIMI.
 * ``csv`` (.csv): one record per line, items separated by ``--delimiter``, with
@@ -311,7 +311,8 @@ class CsvLong(Format):
             empty = np.flatnonzero(block.sizes == 0)
             if len(empty):
                 raise OutputError(
-                    f"record {first + int(empty[0])} is empty and csv-long (one row per item) cannot hold an empty record; "
+                    f"record {first + int(empty[0])} is empty and csv-long (one row per item) "
+                    "cannot hold an empty record; "
                     "write csv or jsonl instead."
                 )
             for position, record in enumerate(block.to_label_records(), start=first):

@@ -58,7 +58,7 @@ def tokenize(data: bytes, source: str, allow_negative: bool = True) -> IntTokens
         block_values, block_lines, block_newlines = _tokenize_block(block, data, start, source, allow_negative)
         values.append(_narrow(block_values))
         line_type = np.int32 if first_line + block_newlines < _INT32_LIMIT else np.int64
-        lines.append(block_lines.astype(line_type) + line_type(first_line))
+        lines.append(block_lines.astype(line_type) + first_line)  # a Python int keeps the dtype (NEP 50)
         first_line += block_newlines
         start = end
     if not values:

@@ -1,13 +1,19 @@
-"""Utility metrics measured on reconstructions: ``tkd`` (top-K deviation) and
-``re`` (relative error of pair supports), after the disassociation paper's
-evaluation (Terrovitis et al. 2012, section 5.2-5.3 of the implementation
-thesis in ``papers/disassociation-horpart-verpart-refine.txt``; definitions and
-every choice the papers leave open in ``docs/metrics.md``).
+"""Utility metrics measured on reconstructions, one axis for every release
+kind: ``tkd`` (top-K deviation) and ``re`` (relative error of pair supports),
+after the disassociation paper's evaluation (Terrovitis et al. 2012, section
+5.2-5.3 of the implementation thesis in
+``papers/disassociation-horpart-verpart-refine.txt``), and ``are`` (average
+relative error of random count queries); definitions and every choice the
+papers leave open in ``docs/metrics.md``.
 
-A disassociated release is compared with the original through ``samples``
-reconstructions drawn uniformly (:mod:`privtool.attacks.reconstruction`, one
-generator per sample from ``ctx.rng("reconstruction", i)``), and the figures are
-averaged; a sanitized release is its own single reconstruction.
+Each metric is one function of a reconstructed dataset, averaged over
+``samples`` reconstructions (one generator per sample from
+``ctx.rng("reconstruction", i)``): a disassociated release's are drawn
+uniformly from its inverse transformation
+(:mod:`privtool.attacks.reconstruction`), a generalized release's by replacing
+every published node with a uniform leaf under it
+(:mod:`privtool.attacks.leaf_reconstruction`); a sanitized release is its own
+single reconstruction.
 """
 
 from __future__ import annotations
@@ -18,17 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from privtool.arrays import csr_positions, rank_in_runs, run_starts
+from privtool.attacks.leaf_reconstruction import LeafSampler
 from privtool.attacks.reconstruction import ReconstructionModel, ReconstructionSampler
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import MissingEvidence
 from privtool.hookspecs import hookimpl
-from privtool.itemset_mining import (
-    Itemset,
-    pair_supports,
-    top_itemsets,
-)
+from privtool.itemset_mining import Itemset, itemset_supports, pair_supports, top_itemsets
+from privtool.mining import min_support_count
 from privtool.params import Param
 from privtool.release import Release
 
@@ -36,19 +41,25 @@ SAMPLES = Param(
     "samples",
     int,
     10,
-    "Reconstructions sampled and averaged (disassociated releases; a sanitized release is its own reconstruction).",
+    "Reconstructions sampled and averaged (disassociated and generalized releases; a sanitized release is its own "
+    "reconstruction).",
     min=1,
 )
 
-Source = ReconstructionSampler | Dataset
+Source = ReconstructionSampler | LeafSampler | Dataset
 """Where reconstructions come from: a sampler (light to send to workers), or
 the one published dataset."""
 
+KINDS = ("disassociated", "generalized", "sanitized")
+"""The release kinds every utility metric of this module applies to."""
+
 
 def reconstruction_source(release: Release) -> Source:
-    """The sampler of a disassociated release, or the records of a sanitized one."""
+    """The sampler of a disassociated or generalized release, or the records of a sanitized one."""
     if release.kind == "disassociated":
         return ReconstructionModel(release).sampler
+    if release.kind == "generalized":
+        return LeafSampler(release)
     return Dataset.from_records(release.records)
 
 
@@ -63,7 +74,7 @@ def over_reconstructions(
     """``evaluate(reconstruction, *args)`` for each sampled reconstruction (one for a
     sanitized release), through the context's executor; results in sample order."""
     source = reconstruction_source(release)
-    count = samples if isinstance(source, ReconstructionSampler) else 1
+    count = 1 if isinstance(source, Dataset) else samples
     fn = partial(_evaluate, source=source, seed=ctx.seed, evaluate=evaluate, args=args)
     return ctx.map(fn, list(range(count)), f"{what} over {count} reconstruction{'s' if count > 1 else ''}")
 
@@ -99,7 +110,7 @@ def top_k_deviation(dataset: Dataset, reference: list[Itemset], top_k: int, min_
 class TopKDeviation(Metric):
     name = "tkd"
     summary = "Top-K deviation: share of the original's K most frequent itemsets not among a reconstruction's top K."
-    applies_to = ("disassociated", "sanitized")
+    applies_to = KINDS
     needs = ("original",)
     params = (
         SAMPLES,
@@ -147,7 +158,7 @@ def pair_workload(original: Dataset, terms: int) -> tuple[list[str], np.ndarray,
 class RelativeError(Metric):
     name = "re"
     summary = "Relative error of the supports of pairs of the most frequent items, original vs reconstruction."
-    applies_to = ("disassociated", "sanitized")
+    applies_to = KINDS
     needs = ("original",)
     params = (
         SAMPLES,
@@ -171,6 +182,66 @@ class RelativeError(Metric):
         return _summary("re", values, re_pairs=len(truth))
 
 
+# ---------------------------------------------------------------------- are
+def count_query_workload(
+    original: Dataset, size: int, queries: int, rng: np.random.Generator
+) -> tuple[list[Itemset], np.ndarray]:
+    """``queries`` count queries of ``size`` items: each picks a record of the
+    original uniformly among those holding at least ``size`` items, then
+    ``size`` of its items uniformly (so every query has a non-empty answer, and
+    an itemset is asked as often as records hold it). Returns the itemsets
+    (labels, canonical order; repeats kept) and their supports in the original;
+    nothing when no record holds ``size`` items. Vectorised: one random key per
+    item of the chosen records, the ``size`` smallest keys of each record kept."""
+    eligible = np.flatnonzero(original.sizes >= size)
+    if not len(eligible):
+        return [], np.zeros(0)
+    chosen = rng.choice(eligible, size=queries)
+    positions = csr_positions(original.indptr, chosen)
+    query = np.repeat(np.arange(queries, dtype=np.int64), original.sizes[chosen])
+    order = np.lexsort((rng.random(len(positions)), query))
+    rank = rank_in_runs(run_starts(query[order]), len(order))
+    picked = order[rank < size]  # grouped by query: size positions each
+    items = np.sort(original.items[positions[picked]].reshape(queries, size), axis=1)
+    itemsets = [tuple(original.labels[i] for i in row) for row in items.tolist()]
+    return itemsets, itemset_supports(original, itemsets).astype(float)
+
+
+def average_relative_error(dataset: Dataset, itemsets: list[Itemset], truth: np.ndarray, sanity: int) -> float:
+    """Mean over the count queries of ``|s_o - s_r| / max(s_o, sanity)``."""
+    got = itemset_supports(dataset, itemsets)
+    return float(np.mean(np.abs(truth - got) / np.maximum(truth, sanity)))
+
+
+class AverageRelativeError(Metric):
+    name = "are"
+    summary = "Average relative error of random count queries (parts of random records), original vs reconstruction."
+    applies_to = KINDS
+    needs = ("original",)
+    params = (
+        SAMPLES,
+        Param("are_queries", int, 1000, "Count queries, each drawn from a random record of the original.", min=1),
+        Param("are_query_size", int, 2, "Items per count query.", min=1),
+        Param(
+            "are_sanity",
+            float,
+            0.001,
+            "Sanity bound of the denominator: a fraction (< 1) of the original's records, or a record count.",
+        ),
+    )
+
+    def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        original = _original(evidence, self.name)
+        sanity = min_support_count(params["are_sanity"], original.n_records, "--are-sanity")
+        size = params["are_query_size"]
+        itemsets, truth = count_query_workload(original, size, params["are_queries"], ctx.rng("are-workload"))
+        if not itemsets:
+            raise MissingEvidence(f"metric 'are': no record of the original holds {size} items.")
+        args = (itemsets, truth, sanity)
+        values = over_reconstructions(release, average_relative_error, args, params["samples"], ctx, "are")
+        return _summary("are", values, are_queries=len(itemsets), are_sanity_records=sanity)
+
+
 @hookimpl
 def privtool_metrics() -> list[Metric]:
-    return [TopKDeviation(), RelativeError()]
+    return [TopKDeviation(), RelativeError(), AverageRelativeError()]

@@ -1,16 +1,51 @@
-"""Shared fixtures: the CLI runner, the shared data folder, small datasets."""
+"""Shared fixtures: the CLI runner, the shared data folder, small datasets.
+
+Tests write only under pytest's temporary directory: every library scratch
+location (``tempfile``, matplotlib's cache, Dask's spill directory, XDG caches)
+points into it for the session, and hypothesis keeps no example database.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from privtool.cli import main
 from privtool.registry import Registry, load_registry
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
+
+settings.register_profile("privtool", parent=settings.get_profile("default"), database=None)
+settings.load_profile("privtool")
+
+SCRATCH_VARIABLES = ("TMPDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "DASK_TEMPORARY_DIRECTORY")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Before anything is collected, point every scratch location of the test
+    session (and of the processes it starts) into pytest's temporary directory
+    (``trylast``: after pytest's tmp-path plugin has made its factory, which
+    xdist gives each worker its own base directory for)."""
+    factory: pytest.TempPathFactory = config._tmp_path_factory
+    scratch = factory.mktemp("scratch")
+    for variable in SCRATCH_VARIABLES:
+        place = scratch / variable.lower()
+        place.mkdir()
+        os.environ[variable] = str(place)
+    tempfile.tempdir = os.environ["TMPDIR"]
+    set_hypothesis_home_dir(scratch / "hypothesis")  # its caches (e.g. constants); no database
+    if "dask" in sys.modules:  # imported before the variables were set: tell it directly
+        import dask
+
+        dask.config.set({"temporary-directory": os.environ["DASK_TEMPORARY_DIRECTORY"]})
 
 
 @pytest.fixture(scope="session")

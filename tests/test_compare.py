@@ -85,6 +85,30 @@ def test_compare_writes_everything_and_resumes(tmp_path: Path, run_cli, small_da
     assert len(list(csv.DictReader((out / "results.csv").open()))) == 6
 
 
+def test_compare_puts_every_release_kind_on_the_shared_utility_axis(tmp_path: Path, run_cli, small_data: Path) -> None:
+    """Disassociated, generalized (local and global) and sanitized releases all
+    get tkd, re and ARE, as the first measures of results.csv and in one figure."""
+    out = tmp_path / "axis"
+    tree = "hierarchy=4,hierarchy_format=fanout"
+    methods = ["disassociation", f"partition:{tree}", f"aa:{tree}", "mfi-relevance:sensitive=2"]
+    args = ["compare", small_data, "--k", "2,3", "--grid", "min_support=0.05", "--grid", "min_confidence=0.3"]
+    for metric in ("tkd", "re", "are"):
+        args += ["--metric", metric]
+    for method in methods:
+        args += ["--method", method]
+    result = run_cli(*args, "-o", out, "-q", "--executor", "serial")
+    assert result.code == 0, result.err
+    rows = _rows(out)
+    assert {r["method"] for r in rows} == set(methods) and len(rows) == 8
+    header = next(csv.reader((out / "results.csv").open()))
+    assert header[header.index("cell") + 1 : header.index("cell") + 4] == ["tkd.tkd", "re.re", "are.are"]
+    for row in rows:
+        assert all(0 <= float(row[c]) for c in ("tkd.tkd", "re.re", "are.are")), row
+    assert (out / "plots" / "utility.png").stat().st_size > 1000
+    svg = (out / "plots" / "utility.svg").read_text()
+    assert all(name in svg for name in ("tkd.tkd", "re.re", "are.are"))
+
+
 def test_compare_rejects_bad_specs(tmp_path: Path, run_cli, small_data: Path) -> None:
     result = run_cli("compare", small_data, "--method", "nosuch", "-o", tmp_path / "o")
     assert result.code == 2 and "unknown method 'nosuch': not an anonymizer" in result.err

@@ -28,7 +28,9 @@ def test_supports_equal_naive_counts(rows: list[list[str]]) -> None:
 
 @given(records, st.lists(labels, min_size=1, max_size=3))
 def test_itemset_support_equals_naive(rows: list[list[str]], itemset: list[str]) -> None:
-    ds = Dataset.from_records(rows, labels=sorted({*itemset, *(l for r in rows for l in r)}, key=label_sort_key))
+    ds = Dataset.from_records(
+        rows, labels=sorted({*itemset, *(label for r in rows for label in r)}, key=label_sort_key)
+    )
     expected = sum(1 for r in rows if set(itemset) <= set(r))
     assert ds.support(ds.ids_of(itemset)) == expected
 

@@ -49,7 +49,7 @@ def test_every_chunk_is_analysed_once(release) -> None:
         len(j.shared_chunks) for j in release.joint_clusters
     )
     assert len(refs) == len(set(refs)) == expected
-    for ref, rows in iter_chunks(release):
+    for _, rows in iter_chunks(release):
         bits = item_bitsets(rows)
         for x, b in bits.items():
             assert bin(b).count("1") == sum(x in row for row in rows)

@@ -121,7 +121,7 @@ def test_breach_evidence_checks_by_hand(release: Release, known: int) -> None:
             continue
         e = finding.evidence
         assert len(e["known"]) <= known
-        linked, links = certain_links(release, e["known"])
+        _, links = certain_links(release, e["known"])
         link = next(link for link in links if link.cluster == e["cluster"])
         assert set(e["linked_with_certainty"]) <= set(link.linked)
         chunk_items = {x for row in e["subrecords_with_known"] for x in row}

@@ -1,4 +1,4 @@
-"""Every executor returns the same results in the same order (DESIGN.md: the
+"""Every executor returns the same results in the same order (docs/design.md, "Data flow": the
 result never depends on the executor or worker count)."""
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def test_check_errors_exit_2(run_cli, files: Path, name: str, fmt: str, message:
 
 def test_leafinternal_in_paths_names_the_line(files: Path) -> None:
     (files / "li.csv").write_text("b,*\na,b,*\n")
-    with pytest.raises(InputError, match="li.csv, line 1: item 'b' is a leaf here but an internal node"):
+    with pytest.raises(InputError, match=r"li\.csv, line 1: item 'b' is a leaf here but an internal node"):
         read_hierarchy(files / "li.csv", "paths")
 
 

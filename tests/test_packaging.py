@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -22,3 +23,16 @@ def _packages_on_disk() -> set[str]:
 def test_every_package_on_disk_is_listed() -> None:
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert _packages_on_disk() == set(config["packages"])
+
+
+def test_version_agrees_with_the_changelog_and_the_command_line(run_cli) -> None:
+    """The version stamped into releases is the one pyproject.toml states, the
+    changelog's newest heading, and what ``privtool --version`` prints."""
+    from privtool import __version__
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    newest = re.search(r"^## (\S+)", (REPO / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert newest is not None
+    assert __version__ == declared == newest.group(1)
+    result = run_cli("--version")
+    assert result.code == 0 and result.out.strip().endswith(declared)

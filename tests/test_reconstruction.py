@@ -118,7 +118,10 @@ def test_figure1_of_the_safe_disassociation_paper() -> None:
     # 6!/(1! 4! 1!) layouts of chunk 1 times 6!/(2! 4!) of chunk 2
     assert model.count().total == 30 * 15
     datasets = model.distinct_datasets()
-    records = lambda *rows: tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))
+
+    def records(*rows: set[str]) -> tuple[frozenset[str], ...]:
+        return tuple(sorted((frozenset(r) for r in rows), key=lambda r: sorted(r)))
+
     paper = [
         records("ae", "abcde", "abcd", "abcd", "abcd", "ab"),
         records("ae", "abcd", "abcd", "abcd", "abcd", "abe"),

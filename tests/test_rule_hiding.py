@@ -117,7 +117,7 @@ def test_rule_ids_are_content_hashes() -> None:
 
 
 def test_rule_file_errors_name_the_line() -> None:
-    with pytest.raises(InputError, match="rules.txt, line 3: .*empty antecedent"):
+    with pytest.raises(InputError, match=r"rules\.txt, line 3: .*empty antecedent"):
         parse_rule_lines(["a => b", "", " => c"], "rules.txt")
     with pytest.raises(InputError, match="line 1: item 'a' is on both sides"):
         parse_rule_lines(["a => a b"], "rules.txt")

@@ -68,7 +68,10 @@ def test_average_size_close_to_target_and_popularity_skewed() -> None:
     _, uniform_items = _concat(uniform, 1, 8192)
     uniform_supports = np.bincount(np.concatenate(uniform_items), minlength=500)
     # Zipf popularity concentrates the occurrences on the head of the items.
-    top = lambda s: np.sort(s)[-10:].sum() / s.sum()
+
+    def top(s: np.ndarray) -> float:
+        return float(np.sort(s)[-10:].sum() / s.sum())
+
     assert top(supports) > 2 * top(uniform_supports)
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from child_venv import make_child_venv
 
 from privtool.release import read_release
 
@@ -48,34 +48,13 @@ py-modules = ["privtool_impostor"]
 """
 
 
-def _run(*args: object, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=300)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{args} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
-    return result
-
-
-def _install(python: Path, source: Path, editable: bool = False) -> None:
-    """pip-install ``source`` without dependencies (they come from the system site);
-    without build isolation when the venv already has a recent setuptools."""
-    probe = _run(python, "-c", "import setuptools; print(setuptools.__version__.split('.')[0])", check=False)
-    has_backend = probe.returncode == 0 and int(probe.stdout.strip() or 0) >= 68
-    flags = ["--no-deps", "--quiet", *(["--no-build-isolation"] if has_backend else [])]
-    _run(python, "-m", "pip", "install", *flags, *(["-e"] if editable else []), source)
-
-
 def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    # --without-pip: the system pip and setuptools (seen through the system
-    # site-packages) build the packages, as no index is needed.
-    _run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv)
-    python, privtool = venv / "bin" / "python", venv / "bin" / "privtool"
-    _install(python, REPO, editable=True)
+    child = make_child_venv(tmp_path / "venv")
     plugin_copy = tmp_path / "plugin-example"  # build in a copy: nothing written into the repository
     shutil.copytree(EXAMPLE, plugin_copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    _install(python, plugin_copy)
+    child.install(plugin_copy)
 
-    listed = {p["name"]: p for p in json.loads(_run(privtool, "plugins", "--json").stdout)}
+    listed = {p["name"]: p for p in json.loads(child.privtool("plugins", "--json").stdout)}
     plugin = listed["global-suppression"]
     assert plugin["version"] == "0.1.0"
     assert plugin["source"] == "entry point (privtool-global-suppression)"
@@ -85,8 +64,7 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     data = tmp_path / "baskets.dat"
     data.write_text("1 2 3\n1 2\n1 4\n5\n2 3\n")
     release_path = tmp_path / "release.json"
-    _run(
-        privtool,
+    child.privtool(
         "anonymize",
         data,
         "--method",
@@ -107,10 +85,9 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     trail = json.loads((tmp_path / "trail.json").read_text())
     assert trail["removed_items"] == [[2, "4"], [3, "5"]]
 
-    disabled = json.loads(_run(privtool, "-p", "no:global-suppression", "plugins", "--json").stdout)
+    disabled = json.loads(child.privtool("-p", "no:global-suppression", "plugins", "--json").stdout)
     assert "global-suppression" not in {p["name"] for p in disabled}
-    refused = _run(
-        privtool,
+    refused = child.privtool(
         "-p",
         "no:global-suppression",
         "anonymize",
@@ -128,8 +105,8 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     impostor.mkdir()
     (impostor / "pyproject.toml").write_text(textwrap.dedent(CLASHING_PYPROJECT))
     (impostor / "privtool_impostor.py").write_text(textwrap.dedent(CLASHING_MODULE))
-    _install(python, impostor)
-    clash = _run(privtool, "plugins", check=False)
+    child.install(impostor)
+    clash = child.privtool("plugins", check=False)
     assert clash.returncode == 2
     names = " and ".join(sorted(["'global-suppression'", "'impostor'"], key=clash.stderr.index))
     assert (
@@ -138,7 +115,7 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     )
     assert "Traceback" not in clash.stderr
     # Disabling either plugin resolves the clash.
-    assert _run(privtool, "-p", "no:impostor", "plugins").returncode == 0
+    assert child.privtool("-p", "no:impostor", "plugins").returncode == 0
 
 
 def _example_module():

@@ -1,4 +1,5 @@
-"""tKd and re, the mining helpers under them, and the ``privtool metrics`` command."""
+"""tKd and re, the mining helpers under them, and the ``privtool metrics`` command
+(ARE and the reconstructions of generalized releases: test_are.py)."""
 
 from __future__ import annotations
 
@@ -129,7 +130,10 @@ def test_metrics_json_is_reproducible_across_executors(run_cli, figure1) -> None
     args = ("metrics", release, "--original", data, "--json", "--samples", "6", "--top-k", "4", "--seed", "7")
     serial = json.loads(run_cli(*args, "--executor", "serial").out)
     process = json.loads(run_cli(*args, "--executor", "process", "--workers", "2").out)
-    strip = lambda out: [{k: v for k, v in m.items() if k != "seconds"} for m in out["metrics"]]
+
+    def strip(out: dict) -> list[dict]:
+        return [{k: v for k, v in m.items() if k != "seconds"} for m in out["metrics"]]
+
     assert strip(serial) == strip(process)
     tkd = next(m for m in serial["metrics"] if m["name"] == "tkd")
     assert tkd["values"]["tkd_samples"] == 6 and 0.0 <= tkd["values"]["tkd"] <= 1.0
@@ -159,5 +163,5 @@ def test_metrics_table_and_bad_input(run_cli, figure1, tmp_path: Path) -> None:
             }
         )
     )
-    wrong_kind = run_cli("metrics", generalized, "--metric", "tkd")
+    wrong_kind = run_cli("metrics", generalized, "--metric", "tlost")
     assert wrong_kind.code == 2 and "not to this generalized release" in wrong_kind.err

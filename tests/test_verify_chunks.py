@@ -103,7 +103,7 @@ def test_merging_two_chunks_breaks_km_anonymity():
     left = [["a"], ["a"], ["b"], ["b"]]
     right = [["x"], ["y"], ["x"], ["y"]]
     assert km_witness_enum(left, 2, 2) is None and km_witness_enum(right, 2, 2) is None
-    merged = [sorted(l + r) for l, r in zip(left, right, strict=False)]  # one chunk: ax, ay, bx, by
+    merged = [sorted(a + b) for a, b in zip(left, right, strict=False)]  # one chunk: ax, ay, bx, by
     for engine in (km_witness_enum, km_witness_cpsat):
         witness = engine(merged, 2, 2)
         assert witness is not None and len(witness[0]) == 2 and witness[1] == 1

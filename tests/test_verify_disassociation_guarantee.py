@@ -51,7 +51,7 @@ def brute_force_maxima(release, m):
         best = defaultdict(int)
         for choice in product(*per_cluster_options, shared_options):
             records = [set() for _ in range(n_all)]
-            for c_index, c in enumerate(group):
+            for c_index in range(len(group)):
                 *chunk_rows, terms = choice[c_index]
                 for rows in chunk_rows:
                     for r, row in enumerate(rows):
@@ -162,7 +162,6 @@ def nested_releases(draw):
 
 def brute_force_nested(release, m):
     """Every reconstruction of the whole nested group at once."""
-    c0, c1, c2 = release.clusters
     sizes = [c.size for c in release.clusters]
     offsets = [0, sizes[0], sizes[0] + sizes[1]]
     n01, n_all = sizes[0] + sizes[1], sum(sizes)

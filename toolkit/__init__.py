@@ -2,7 +2,7 @@
 single out a person from a few known items, and prove it.
 
 The public entry points are the ``privtool`` command line and the modules
-named in ``docs/``; see ``DESIGN.md`` in the shared folder for the data flow.
+named in ``docs/``; see ``docs/design.md`` for the data flow.
 """
 
 from importlib.metadata import PackageNotFoundError

@@ -51,3 +51,55 @@ def rank_in_runs(run_start: np.ndarray, n: int) -> np.ndarray:
 def csr_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Positions ``indptr[r]..indptr[r+1]-1`` of every row in ``rows``, concatenated."""
     return concat_ranges(indptr[rows], indptr[rows + 1] - indptr[rows])
+
+
+def csr_distinct(indptr: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR rows ``values[indptr[i]:indptr[i+1]]`` (non-negative ints below 2**32)
+    reduced to their distinct values, ascending: the new ``(indptr, values)``."""
+    n = len(indptr) - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    row, value = split_pair_key(unique_int(pair_key(rows, values)))
+    out = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row, minlength=n), out=out[1:])
+    return out, value
+
+
+def row_keys(rows: np.ndarray, base: int) -> np.ndarray | None:
+    """One int64 per row of a 2-D array of ints in ``[0, base)``: the row read
+    as digits in ``base``, so that keys order like the rows; None when
+    ``base ** width`` does not fit in an int64."""
+    if base ** rows.shape[1] >= 2**63:
+        return None
+    key = np.zeros(len(rows), dtype=np.int64)
+    for j in range(rows.shape[1]):
+        key = key * base + rows[:, j]
+    return key
+
+
+def unique_rows(rows: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D array of ints in ``[0, base)``, ascending, and
+    for each row the position of its distinct row (one int64 sort when
+    :func:`row_keys` fits, a row sort otherwise)."""
+    key = row_keys(rows, base)
+    if key is None:
+        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return distinct, inverse.ravel()
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return rows[first], inverse.ravel()
+
+
+def bitsets(owners: np.ndarray, members: np.ndarray, n_owners: int, n_members: int) -> np.ndarray:
+    """``bits[o]``: the set ``{members[i] : owners[i] == o}`` as ``uint64`` words
+    (bit ``j % 64`` of word ``j // 64`` for member ``j``), one row per owner.
+    One sort and one ``reduceat``: no Python per pair."""
+    words = max(1, -(-n_members // 64))
+    out = np.zeros((n_owners, words), dtype=np.uint64)
+    members = np.asarray(members, dtype=np.int64)
+    key = np.asarray(owners, dtype=np.int64) * words + (members >> 6)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = run_starts(key)
+    if len(starts):
+        bit = np.left_shift(np.uint64(1), (members[order] & 63).astype(np.uint64))
+        out.reshape(-1)[key[starts]] = np.bitwise_or.reduceat(bit, starts)
+    return out

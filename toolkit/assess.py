@@ -25,11 +25,11 @@ from .release import Release
 from .results import Finding
 
 
-def select(registry: Registry, kind: str, release: Release, names: Sequence[str]) -> list[Component]:
+def select(registry: Registry, kind: str, release: Release, names: Sequence[str]) -> list[Any]:
     """The components of ``kind`` to run on ``release``: the named ones (each must
     apply) or every one that applies."""
     if names:
-        chosen = [registry.get(kind, name) for name in names]
+        chosen: list[Any] = [registry.get(kind, name) for name in names]
         for component in chosen:
             if release.kind not in component.applies_to:
                 raise ParameterError(
@@ -37,7 +37,8 @@ def select(registry: Registry, kind: str, release: Release, names: Sequence[str]
                     f"not to this {release.kind} release."
                 )
         return chosen
-    return [c for c in registry.all(kind) if release.kind in c.applies_to]
+    applicable: list[Any] = [c for c in registry.all(kind) if release.kind in getattr(c, "applies_to", ())]
+    return applicable
 
 
 def options_for(component: Component, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Atomic output: write to a temporary file beside the target, then rename.
 
 A crash or an exception while writing never leaves a half-written file behind
-(DESIGN.md, "Errors and bad input").
+(docs/design.md, "Error contract").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The component protocols that plugins implement (DESIGN.md, "Hook specs").
+"""The component protocols that plugins implement (docs/design.md, "Hook specs and the registry").
 
 Every hook in :mod:`privtool.hookspecs` returns a list of component objects. A
 component has a unique ``name`` within its kind, a one-line ``summary`` and its
@@ -31,8 +31,10 @@ class Component:
     """Common shape of every component."""
 
     kind: ClassVar[str] = ""
-    name: ClassVar[str] = ""
-    summary: ClassVar[str] = ""
+    # Instance attributes are allowed: one class may register several components
+    # (e.g. one partitioner per strategy), each with its own name and summary.
+    name: str = ""
+    summary: str = ""
     params: ClassVar[Sequence[Param]] = ()
 
     def __repr__(self) -> str:

@@ -1,4 +1,4 @@
-"""The run context handed to every component (DESIGN.md, "Core model").
+"""The run context handed to every component (docs/design.md, "Data flow").
 
 A :class:`Context` carries the executor, the seed (split per unit of work),
 progress reporting and logging, so that plugins never print, spawn processes or

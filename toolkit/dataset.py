@@ -59,14 +59,14 @@ class Dataset:
         ``labels`` fixes the vocabulary (and its order); by default it is every
         label seen, in :func:`label_sort_key` order.
         """
-        records = [list(r) for r in records]
+        rows = [list(r) for r in records]
         if labels is None:
-            seen = {label for record in records for label in record}
+            seen = {label for record in rows for label in record}
             labels = sorted(seen, key=label_sort_key)
         index = {label: i for i, label in enumerate(labels)}
-        lengths = np.fromiter((len(r) for r in records), dtype=np.int64, count=len(records))
-        flat = np.fromiter((index[label] for r in records for label in r), dtype=np.int32, count=int(lengths.sum()))
-        indptr = np.zeros(len(records) + 1, dtype=np.int64)
+        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        flat = np.fromiter((index[label] for r in rows for label in r), dtype=np.int32, count=int(lengths.sum()))
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         return cls.from_csr(indptr, flat, tuple(labels), normalise=True)
 

@@ -1,4 +1,4 @@
-"""The error contract of privtool (DESIGN.md, "Errors and bad input").
+"""The error contract of privtool (docs/design.md, "Error contract").
 
 Every user error is a :class:`UserError` whose message is one sentence naming the
 file, line or parameter at fault; the CLI prints it and exits with code 2.

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .components import Component, Outcome
+from .components import Component, Outcome, Sanitizer
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
@@ -51,7 +51,7 @@ def is_dataset_sanitizer(component: Component) -> bool:
     return component.kind == "sanitizer" and "dataset" in getattr(component, "applies_to", ())
 
 
-def dataset_sanitizer(registry: Registry, name: str) -> Component:
+def dataset_sanitizer(registry: Registry, name: str) -> Sanitizer:
     """The sanitizer ``name``, which must work on raw data."""
     component = registry.get("sanitizer", name)
     if not is_dataset_sanitizer(component):
@@ -78,7 +78,8 @@ def choice_given(choice: Mapping[str, Any]) -> str:
     given = [name for name in ("rules", "sensitive", "sensitive_rules") if choice.get(name) is not None]
     if len(given) != 1:
         raise ParameterError(
-            "give the sensitive rules one way: rules (a rule file), sensitive (a count, with pick random or top) or sensitive_rules"
+            "give the sensitive rules one way: rules (a rule file), "
+            "sensitive (a count, with pick random or top) or sensitive_rules"
             + (f", not {' and '.join(given)}." if given else ".")
         )
     return given[0]

@@ -40,6 +40,7 @@ from .arrays import pair_key, unique_int
 from .atomic import write_bytes_atomic
 from .dataset import Dataset, label_sort_key
 from .errors import InputError, ParameterError
+from .params import Param
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -433,3 +434,38 @@ def parse_lengths(text: str) -> list[int]:
     if not lengths:
         raise ParameterError(f"--prefix must be comma-separated lengths such as 1,2,3, not {text!r}.")
     return lengths
+
+
+# ---------------------------------------------------- anonymizer parameters
+HIERARCHY = Param(
+    "hierarchy",
+    str,
+    help="the hierarchy: a CSV file (edges or paths), or prefix lengths such as 1,2,3 "
+    "with --hierarchy-format prefix, or a fan-out with --hierarchy-format fanout",
+    required=True,
+)
+HIERARCHY_FORMAT = Param(
+    "hierarchy_format",
+    str,
+    "auto",
+    "how to read --hierarchy: auto (edges when every row has two fields, else paths), edges, paths, prefix, fanout",
+    choices=("auto", "edges", "paths", "prefix", "fanout"),
+)
+"""The hierarchy input of every anonymizer that generalises through a tree
+(``partition``, ``lgr``, ``aa``, or a plugin's): declare both and call
+:func:`load_hierarchy`."""
+
+
+def load_hierarchy(spec: str, fmt: str, dataset: Dataset) -> Hierarchy:
+    """The hierarchy named by the ``hierarchy`` and ``hierarchy_format`` parameters."""
+    if fmt == "prefix":
+        return Hierarchy.from_prefixes(dataset.labels, parse_lengths(spec))
+    if fmt == "fanout":
+        try:
+            fanout = int(spec)
+        except ValueError:
+            raise ParameterError(
+                f"--hierarchy must be a fan-out (an integer) with --hierarchy-format fanout, not {spec!r}."
+            ) from None
+        return Hierarchy.balanced(dataset.labels, fanout)
+    return read_hierarchy(spec, fmt)

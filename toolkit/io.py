@@ -19,7 +19,7 @@ import lzma
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from .atomic import atomic_open
 from .dataset import Dataset
@@ -28,9 +28,11 @@ from .params import resolve
 from .registry import Registry
 
 _OPENERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
-    ".gz": lambda f: gzip.GzipFile(fileobj=f, mode="rb"),
-    ".bz2": lambda f: bz2.BZ2File(f, mode="rb"),
-    ".xz": lambda f: lzma.LZMAFile(f, mode="rb"),
+    # The compressed file objects are binary streams; typeshed does not declare
+    # them as ``IO[bytes]``, hence the casts.
+    ".gz": lambda f: cast(IO[bytes], gzip.GzipFile(fileobj=f, mode="rb")),
+    ".bz2": lambda f: cast(IO[bytes], bz2.BZ2File(f, mode="rb")),
+    ".xz": lambda f: cast(IO[bytes], lzma.LZMAFile(f, mode="rb")),
 }
 _MAGIC: dict[str, bytes] = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
 _NAMES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
@@ -137,11 +139,11 @@ def open_compressed_writer(raw_out: IO[bytes], compression: str) -> IO[bytes]:
     """A binary sink compressing into ``raw_out``: deterministic bytes (gzip
     header without file name and with mtime 0)."""
     if compression == ".gz":
-        return gzip.GzipFile(filename="", fileobj=raw_out, mode="wb", mtime=0)
+        return cast(IO[bytes], gzip.GzipFile(filename="", fileobj=raw_out, mode="wb", mtime=0))
     if compression == ".bz2":
-        return bz2.BZ2File(raw_out, mode="wb")
+        return cast(IO[bytes], bz2.BZ2File(raw_out, mode="wb"))
     if compression == ".xz":
-        return lzma.LZMAFile(raw_out, mode="wb")
+        return cast(IO[bytes], lzma.LZMAFile(raw_out, mode="wb"))
     return raw_out
 
 

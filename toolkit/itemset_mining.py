@@ -1,5 +1,7 @@
-"""Frequent-itemset queries shared by utility metrics: the top-K most frequent
-itemsets of a dataset and the supports of all pairs of a set of items.
+"""Itemset queries shared by anonymizers and utility metrics: the top-K most
+frequent itemsets of a dataset, the supports of all pairs of a set of items,
+the supports of given itemsets, and every itemset of a given size that records
+hold, with its support (numpy and bitsets, no Python per occurrence).
 
 Itemsets are returned as tuples of labels in canonical order, so results from
 datasets with different vocabularies (an original and a reconstruction) compare
@@ -12,10 +14,12 @@ mining: no item is then universal and no absolute support changes.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
 
+from .arrays import bitsets, row_keys, run_starts
 from .dataset import Dataset, label_sort_key
 
 Itemset = tuple[str, ...]
@@ -91,3 +95,74 @@ def pair_supports(dataset: Dataset, labels: Sequence[str]) -> np.ndarray:
         (np.ones(int(keep.sum()), dtype=np.int64), (rows, cols[keep])), shape=(dataset.n_records, len(labels))
     )
     return np.asarray((matrix.T @ matrix).todense(), dtype=np.int64)
+
+
+def itemset_counts(indptr: np.ndarray, items: np.ndarray, size: int, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every itemset of ``size`` items held by some record, as rows of an
+    ``(n, size)`` array in ascending order, with its support. Records are CSR
+    rows of distinct ascending ints in ``[0, base)``. The subsets of the records
+    of one length are one fancy index of a table of index combinations; they are
+    kept as int64 keys (:func:`privtool.arrays.row_keys`) when those fit, so only
+    the keys of all records are held at once (a row sort otherwise)."""
+    blocks = []
+    encoded = True
+    sizes = np.diff(indptr)
+    for length in np.unique(sizes[sizes >= size]).tolist():
+        starts = indptr[:-1][sizes == length]
+        members = items[starts[:, None] + np.arange(length)]  # the records of this length, one per row
+        combos = np.array(list(itertools.combinations(range(length), size)), dtype=np.int64)
+        subsets = members[:, combos].reshape(-1, size).astype(np.int64)
+        key = row_keys(subsets, base)
+        encoded = key is not None
+        blocks.append(subsets if key is None else key)
+    if not encoded:
+        rows, counts = np.unique(np.concatenate(blocks), axis=0, return_counts=True)
+        return rows, counts.astype(np.int64)
+    keys = np.sort(np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64))
+    starts = run_starts(keys)
+    counts = np.diff(np.r_[starts, len(keys)]).astype(np.int64)
+    distinct = keys[starts]
+    rows = np.empty((len(distinct), size), dtype=np.int64)
+    for j in range(size - 1, -1, -1):
+        rows[:, j] = distinct % base
+        distinct //= base
+    return rows, counts
+
+
+def itemset_supports(dataset: Dataset, itemsets: Sequence[Sequence[str]]) -> np.ndarray:
+    """The support of each itemset (labels) in ``dataset``; 0 when one of its
+    labels does not occur, the number of records for the empty itemset.
+    Per-item record bitsets over the labels the itemsets name (plus one row of
+    every record, for padding), then, per block of itemsets, one AND per
+    position and one popcount: no Python per itemset or per occurrence."""
+    labels = sorted({label for itemset in itemsets for label in itemset}, key=label_sort_key)
+    position = {label: i for i, label in enumerate(labels)}
+    column = np.full(dataset.n_items, -1, dtype=np.int64)
+    for label in labels:
+        try:
+            column[dataset.id_of(label)] = position[label]
+        except KeyError:
+            pass
+    cols = column[dataset.items]
+    keep = cols >= 0
+    n = dataset.n_records
+    owners = np.r_[cols[keep], np.full(n, len(labels), dtype=np.int64)]
+    members = np.r_[dataset.record_of_occurrence[keep], np.arange(n, dtype=np.int64)]
+    bits = bitsets(owners, members, len(labels) + 1, n)
+    width = max((len(itemset) for itemset in itemsets), default=0)
+    table = np.full((len(itemsets), max(width, 1)), len(labels), dtype=np.int64)
+    for i, itemset in enumerate(itemsets):
+        table[i, : len(itemset)] = [position[label] for label in itemset]
+    out = np.zeros(len(itemsets), dtype=np.int64)
+    for start in range(0, len(itemsets), _SUPPORT_BLOCK):
+        block = table[start : start + _SUPPORT_BLOCK]
+        words = bits[block[:, 0]]
+        for j in range(1, block.shape[1]):
+            words &= bits[block[:, j]]
+        out[start : start + len(block)] = np.bitwise_count(words).sum(axis=1)
+    return out
+
+
+_SUPPORT_BLOCK = 256
+"""Itemsets per block of :func:`itemset_supports` (bounds its memory to 256
+bitsets of the records)."""

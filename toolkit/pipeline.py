@@ -16,7 +16,7 @@ from typing import Any
 
 from . import __version__
 from .atomic import write_text_atomic
-from .components import Component, Outcome
+from .components import Anonymizer, Outcome, Sanitizer
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
@@ -27,7 +27,7 @@ from .trail import write_trail
 
 def stage_specs(
     registry: Registry, method: str, sanitizers: Sequence[str]
-) -> tuple[Component, list[Component], list[Param]]:
+) -> tuple[Anonymizer, list[Sanitizer], list[Param]]:
     """The anonymizer, the sanitizers and the merged parameter spec of a method chain."""
     anonymizer = registry.get("anonymizer", method)
     chain = [registry.get("sanitizer", name) for name in sanitizers]
@@ -40,7 +40,7 @@ def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
 
 
 def apply_sanitizers(
-    registry: Registry, outcome: Outcome, chain: Sequence[Component], values: Mapping[str, Any], ctx: Context
+    registry: Registry, outcome: Outcome, chain: Sequence[Sanitizer], values: Mapping[str, Any], ctx: Context
 ) -> Outcome:
     """Run ``chain`` over ``outcome``; each sanitizer must accept the release kind."""
     for sanitizer in chain:

@@ -15,17 +15,30 @@ import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, Literal, overload
 
 import pluggy
 
 from . import __version__, hookspecs
-from .components import KINDS, Component
+from .components import (
+    KINDS,
+    Anonymizer,
+    Attack,
+    Component,
+    Format,
+    Metric,
+    Partitioner,
+    Refiner,
+    Sanitizer,
+    Verifier,
+    VerticalChunker,
+)
 from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "formats": "privtool.plugins.formats",
     "generalization": "privtool.plugins.generalization",
+    "aa": "privtool.plugins.aa",
     "disassociation": "privtool.plugins.disassociation",
     "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",
@@ -110,9 +123,52 @@ class Registry:
         """Names of the components of ``kind``, sorted."""
         return sorted(self._components[kind])
 
-    def all(self, kind: str) -> list[Component]:
+    # One overload per kind, so that callers get the component base of the kind
+    # they asked for (``registry.all("attack")`` is a ``list[Attack]``).
+    @overload
+    def all(self, kind: Literal["partitioner"]) -> list[Partitioner]: ...
+    @overload
+    def all(self, kind: Literal["vertical_chunker"]) -> list[VerticalChunker]: ...
+    @overload
+    def all(self, kind: Literal["refiner"]) -> list[Refiner]: ...
+    @overload
+    def all(self, kind: Literal["sanitizer"]) -> list[Sanitizer]: ...
+    @overload
+    def all(self, kind: Literal["anonymizer"]) -> list[Anonymizer]: ...
+    @overload
+    def all(self, kind: Literal["attack"]) -> list[Attack]: ...
+    @overload
+    def all(self, kind: Literal["verifier"]) -> list[Verifier]: ...
+    @overload
+    def all(self, kind: Literal["metric"]) -> list[Metric]: ...
+    @overload
+    def all(self, kind: Literal["format"]) -> list[Format]: ...
+    @overload
+    def all(self, kind: str) -> list[Component]: ...
+    def all(self, kind: str) -> list[Any]:
+        """The components of ``kind``, sorted by name."""
         return [self._components[kind][name] for name in self.names(kind)]
 
+    @overload
+    def get(self, kind: Literal["partitioner"], name: str) -> Partitioner: ...
+    @overload
+    def get(self, kind: Literal["vertical_chunker"], name: str) -> VerticalChunker: ...
+    @overload
+    def get(self, kind: Literal["refiner"], name: str) -> Refiner: ...
+    @overload
+    def get(self, kind: Literal["sanitizer"], name: str) -> Sanitizer: ...
+    @overload
+    def get(self, kind: Literal["anonymizer"], name: str) -> Anonymizer: ...
+    @overload
+    def get(self, kind: Literal["attack"], name: str) -> Attack: ...
+    @overload
+    def get(self, kind: Literal["verifier"], name: str) -> Verifier: ...
+    @overload
+    def get(self, kind: Literal["metric"], name: str) -> Metric: ...
+    @overload
+    def get(self, kind: Literal["format"], name: str) -> Format: ...
+    @overload
+    def get(self, kind: str, name: str) -> Component: ...
     def get(self, kind: str, name: str) -> Any:
         """The component of ``kind`` called ``name``; a :class:`PluginError` that
         lists the known names otherwise."""

@@ -1,6 +1,6 @@
 """The published release and its JSON format ``privtool-release/1``.
 
-Three kinds share one envelope (DESIGN.md, "Release format"):
+Three kinds share one envelope (docs/design.md, "Release format"):
 
 * ``disassociated``: ``clusters`` (record chunks and a term chunk each) and
   ``joint_clusters`` (shared chunks over several clusters);
@@ -274,17 +274,17 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
             release.clusters.append(Cluster(cid, size, chunks, term))
         for i, raw in enumerate(check.array(top.get("joint_clusters", []), "$.joint_clusters")):
             path = f"$.joint_clusters[{i}]"
-            j = check.obj(raw, path, ("id", "members", "shared_chunks"))
-            jid = check.string(j["id"], f"{path}.id")
+            joint = check.obj(raw, path, ("id", "members", "shared_chunks"))
+            jid = check.string(joint["id"], f"{path}.id")
             if jid in seen:
                 check.fail(f"{path}.id", f"duplicate cluster id {jid!r}")
-            members = check.itemset(j["members"], f"{path}.members")
+            members = check.itemset(joint["members"], f"{path}.members")
             for n, member in enumerate(members):
                 if member not in seen:
                     check.fail(f"{path}.members[{n}]", f"no cluster with id {member!r}")
             shared = [
                 check.chunk(ch, f"{path}.shared_chunks[{n}]")
-                for n, ch in enumerate(check.array(j["shared_chunks"], f"{path}.shared_chunks"))
+                for n, ch in enumerate(check.array(joint["shared_chunks"], f"{path}.shared_chunks"))
             ]
             release.joint_clusters.append(JointCluster(jid, members, shared))
     else:

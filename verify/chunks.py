@@ -1,7 +1,7 @@
 """Chunk-level checks of a disassociated release: k^m-anonymity and covered items.
 
 A *chunk* is a record chunk or a shared chunk: the multiset of its non-empty
-sub-records (DESIGN.md, "Release format"). Two independent engines decide each
+sub-records (docs/design.md, "Release format"). Two independent engines decide each
 property:
 
 * ``enum``: direct enumeration with per-item row bitsets (Python ints, bit r =
@@ -24,10 +24,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from privtool.arrays import run_starts, unique_int
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 Rows = Sequence[Sequence[str]]
 
@@ -104,7 +108,7 @@ def _distinct(rows: Rows) -> tuple[list[frozenset[str]], list[int]]:
     return ordered, [counts[r] for r in ordered]
 
 
-def _solver(time_limit: float | None):
+def _solver(time_limit: float | None) -> cp_model.CpSolver:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
@@ -119,7 +123,9 @@ class SolverGaveUp(RuntimeError):
     """CP-SAT stopped (time limit) without proving feasibility or infeasibility."""
 
 
-def _km_submodel(model, rows: Rows, k: int, m: int):
+def _km_submodel(
+    model: cp_model.CpModel, rows: Rows, k: int, m: int
+) -> tuple[cp_model.IntVar, list[str], list[cp_model.IntVar]]:
     """Add one chunk's k^m model to ``model``, enforced by a fresh literal ``b``:
     Booleans ``x_j`` (item j chosen) and ``y_r`` (distinct sub-record r holds
     every chosen item), ``y_r <-> AND_{j not in r} not x_j``, and, when ``b``,

@@ -1,4 +1,4 @@
-"""Verifiers of a ``disassociated`` release (DESIGN.md, "Guarantees").
+"""Verifiers of a ``disassociated`` release (docs/guarantees.md).
 
 * ``km-anonymity``: every record chunk and shared chunk is k^m-anonymous (every
   itemset of 1..m items that occurs in a chunk occurs in at least k of its

@@ -129,21 +129,24 @@ class HierarchyConsistency(Verifier):
         for label in evidence.original.labels:
             if label not in nodes:
                 return done(False, {"problem": "an original item is not in the hierarchy", "item": label}, 0)
+        published = [tuple(r) for r in release.records]
         trail = evidence.trail
         groups = trail.notes.get("groups") if trail is not None else None
-        if isinstance(groups, dict) and assignment_is_matching(
-            release.records, originals, trail.cluster_of_record, groups, ancestors
+        if (
+            trail is not None
+            and isinstance(groups, dict)
+            and assignment_is_matching(published, originals, trail.cluster_of_record, groups, ancestors)
         ):
             details["matching"] = "the trail's assignment, checked record by record"
             return done(True, None, len(release.records))
-        unmatched = unmatched_generalizations([tuple(r) for r in release.records], originals, ancestors)
+        unmatched = unmatched_generalizations(published, originals, ancestors)
         details["unmatched_published_records"] = sum(unmatched.values())
         if unmatched:
-            record = sorted(unmatched)[0]
+            first = sorted(unmatched)[0]
             witness = {
                 "problem": "no distinct original record is generalized by this published record",
-                "record": list(record),
-                "unmatched_copies": unmatched[record],
+                "record": list(first),
+                "unmatched_copies": unmatched[first],
             }
             return done(False, witness, len(release.records))
         return done(True, None, len(release.records))

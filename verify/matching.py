@@ -94,13 +94,19 @@ def _scipy_unmatched(
     first_o, sink = 1 + len(pub), 1 + len(pub) + len(orig)
     tails, heads, caps = [], [], []
     for n, p in enumerate(pub, start=1):
-        tails.append(0), heads.append(n), caps.append(published[p])
+        tails.append(0)
+        heads.append(n)
+        caps.append(published[p])
         for o in lists[p]:
-            tails.append(n), heads.append(first_o + orig[o]), caps.append(published[p])
+            tails.append(n)
+            heads.append(first_o + orig[o])
+            caps.append(published[p])
     if len(tails) == len(pub):  # no published record has a candidate
         return Counter(published)
     for o, n in orig.items():
-        tails.append(first_o + n), heads.append(sink), caps.append(originals[o])
+        tails.append(first_o + n)
+        heads.append(sink)
+        caps.append(originals[o])
     graph = csr_array(
         (np.asarray(caps, dtype=np.int32), (np.asarray(tails), np.asarray(heads))), shape=(sink + 1, sink + 1)
     )

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from privtool.context import Context
@@ -42,6 +42,9 @@ from privtool.release import Release
 from privtool.results import Certificate
 
 from .chunks import ChunkBits
+
+Realization = tuple[tuple[str, ...], int, dict[str, int]]
+"""An itemset some reconstruction of a cluster holds, with (r_P, caps per joint cluster)."""
 
 INFINITE = 1 << 62
 FREE = -1
@@ -107,7 +110,8 @@ def cluster_views(release: Release, m: int, k: int, parent: dict[str, str]) -> l
     }
     views = []
     for c in release.clusters:
-        chain, node = [], c.id
+        chain: list[tuple[str, tuple[Rows, ...]]] = []
+        node = c.id
         while node in parent:
             node = parent[node]
             if any(node == j for j, _ in chain):
@@ -165,12 +169,12 @@ class _Sources:
                 caps[joint] = min(caps.get(joint, INFINITE), count)
         return r, caps
 
-    def realizations(self, m: int) -> Iterable[tuple[tuple[str, ...], int, dict[str, int]]]:
+    def realizations(self, m: int) -> Iterable[Realization]:
         """Every itemset of 1..m items some reconstruction of the cluster holds,
         with (r_P, caps); an item available from several sources (only in a
         malformed release) yields one entry per choice."""
 
-        def extend(start: int, path: tuple[str, ...], masks: dict[int, int]):
+        def extend(start: int, path: tuple[str, ...], masks: dict[int, int]) -> Iterator[Realization]:
             if len(path) == m:
                 return
             for n in range(start, len(self.items)):
@@ -191,14 +195,14 @@ class _Sources:
         """(r_P, caps) of one itemset in this cluster (the best source choice), or
         None when no reconstruction of the cluster holds it."""
         found = None
-        for path, r, caps in self._choices(tuple(itemset)):
+        for _, r, caps in self._choices(tuple(itemset)):
             score = _score(r, caps)
             if found is None or score > found[0]:
                 found = (score, r, caps)
         return None if found is None else (found[1], found[2])
 
-    def _choices(self, itemset: tuple[str, ...]):
-        def walk(i: int, masks: dict[int, int]):
+    def _choices(self, itemset: tuple[str, ...]) -> Iterator[Realization]:
+        def walk(i: int, masks: dict[int, int]) -> Iterator[Realization]:
             if i == len(itemset):
                 yield (itemset, *self.value(masks))
                 return
@@ -211,7 +215,7 @@ class _Sources:
         yield from walk(0, {})
 
 
-def cluster_maxima(view: ClusterView) -> list[tuple[tuple[str, ...], int, dict[str, int]]]:
+def cluster_maxima(view: ClusterView) -> list[Realization]:
     """Every itemset some reconstruction of the cluster holds, with (r_P, caps),
     keeping per itemset the source choice with the largest min(r_P, caps)."""
     best: dict[tuple[str, ...], tuple[int, dict[str, int]]] = {}
@@ -303,7 +307,8 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
         views = cluster_views(release, m, k, parent)
     except OverlappingJointClusters as exc:
         details["reason"] = (
-            f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); the closed form does not cover it"
+            f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); "
+            "the closed form does not cover it"
         )
         return Certificate(
             "disassociation-guarantee", None, "closed-form", 0, round(time.perf_counter() - start, 4), None, details

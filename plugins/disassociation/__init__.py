@@ -52,7 +52,10 @@ VERPART_ORDER = Param(
 )
 
 _SUMMARIES = {
-    "horpart": "HORPART as published: recursive split on the most frequent unused term; a split leaving fewer than k records on a side is abandoned",
+    "horpart": (
+        "HORPART as published: recursive split on the most frequent unused term; "
+        "a split leaving fewer than k records on a side is abandoned"
+    ),
     "suppression": "HORPART that suppresses parts smaller than k (strategies paper, Algorithm 2)",
     "adding": "HORPART that adds parts smaller than k to the next part on the queue (strategies paper, Algorithm 3)",
     "remaining-list": "HORPART that re-partitions the parts smaller than k together (strategies paper, Algorithm 4)",
@@ -163,7 +166,10 @@ def cluster_batches(dataset: Dataset, clusters: list[np.ndarray]) -> list[tuple[
 
 class TLost(Metric):
     name = "tlost"
-    summary = "share of frequent terms (tlost_terms, tlost_terms_everywhere) and of item occurrences (tlost_occurrences) left in term chunks"
+    summary = (
+        "share of frequent terms (tlost_terms, tlost_terms_everywhere) "
+        "and of item occurrences (tlost_occurrences) left in term chunks"
+    )
     applies_to = ("disassociated",)
     needs = ("original",)
     params = (

@@ -1,6 +1,6 @@
 """Turn a :class:`~.model.Disassociation` into the published release and its trail.
 
-Release layout (DESIGN.md, "Release format"): cluster ``c<i>`` for the i-th
+Release layout (docs/design.md, "Release format"): cluster ``c<i>`` for the i-th
 cluster, joint cluster ``j<n>`` for the n-th joint plan, whose ``members`` list
 every simple cluster under it: a joint plan nested in a later one is flattened
 (the later joint lists the earlier one's clusters too, which is what its shared
@@ -45,7 +45,9 @@ def project(
     sort; Python work only per sub-record."""
     rows = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)
     group_of_row = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
-    table_group, table_term, table_code = [], [], []
+    table_group: list[int] = []
+    table_term: list[int] = []
+    table_code: list[int] = []
     n_codes = 0
     for g, group_domains in enumerate(domains):
         for domain in group_domains:
@@ -117,7 +119,7 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         shared_terms = {t for domain in plan.shared_chunks for t in domain}
         for i in members:
             term_chunks[i] -= shared_terms
-        # Members are published flattened to simple clusters (DESIGN.md's format):
+        # Members are published flattened to simple clusters (docs/design.md, "Release format"):
         # a joint cluster built from joint clusters lists all their clusters, and
         # the nesting is the inclusion of member sets.
         joint_clusters.append(JointCluster(f"j{n}", [f"c{i}" for i in sorted(members)], shared[n]))

@@ -24,29 +24,13 @@ from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.errors import ParameterError
-from privtool.hierarchy import Hierarchy, parse_lengths, read_hierarchy
+from privtool.hierarchy import HIERARCHY, HIERARCHY_FORMAT, Hierarchy, load_hierarchy
 from privtool.params import K, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
 from .reallocation import reallocate
 from .topdown import TopDownResult, top_down
-
-HIERARCHY = Param(
-    "hierarchy",
-    str,
-    help="the hierarchy: a CSV file (edges or paths), or prefix lengths such as 1,2,3 "
-    "with --hierarchy-format prefix, or a fan-out with --hierarchy-format fanout",
-    required=True,
-)
-HIERARCHY_FORMAT = Param(
-    "hierarchy_format",
-    str,
-    "auto",
-    "how to read --hierarchy: auto (edges when every row has two fields, else paths), edges, paths, prefix, fanout",
-    choices=("auto", "edges", "paths", "prefix", "fanout"),
-)
-
 
 GAIN = Param(
     "gain",
@@ -56,21 +40,6 @@ GAIN = Param(
     "or exact (NCP(node) - NCP(child) per occurrence, He & Naughton 2009 §4.2)",
     choices=("leaves", "exact"),
 )
-
-
-def load_hierarchy(spec: str, fmt: str, dataset: Dataset) -> Hierarchy:
-    """The hierarchy named by the ``hierarchy`` and ``hierarchy_format`` parameters."""
-    if fmt == "prefix":
-        return Hierarchy.from_prefixes(dataset.labels, parse_lengths(spec))
-    if fmt == "fanout":
-        try:
-            fanout = int(spec)
-        except ValueError:
-            raise ParameterError(
-                f"--hierarchy must be a fan-out (an integer) with --hierarchy-format fanout, not {spec!r}."
-            ) from None
-        return Hierarchy.balanced(dataset.labels, fanout)
-    return read_hierarchy(spec, fmt)
 
 
 def check_exact_forms(part: np.ndarray, gen: np.ndarray, occ_row: np.ndarray) -> None:

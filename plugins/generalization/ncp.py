@@ -58,7 +58,8 @@ def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
         bad = int(np.flatnonzero(keep)[np.flatnonzero(cover < 0)[0]])
         record = int(original.record_of_occurrence[bad])
         raise InputError(
-            f"input record {record} holds item {original.labels[original.items[bad]]!r}, which no node of its published record covers"
+            f"input record {record} holds item {original.labels[original.items[bad]]!r}, "
+            "which no node of its published record covers"
         )
     total = original.n_occurrences
     return float(hier.ncp[cover].sum() / total) if total else 0.0

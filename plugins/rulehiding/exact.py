@@ -60,7 +60,7 @@ class _Model:
         for t in sorted(rows):
             for item in workspace.dataset.record(t).tolist():
                 if item in self.items:
-                    self.keep[(t, item)] = self.model.NewBoolVar(f"keep_{t}_{item}")
+                    self.keep[(t, item)] = self.model.new_bool_var(f"keep_{t}_{item}")
         self._ands: dict[tuple[int, frozenset[int]], Any] = {}
         self.disjuncts: list[tuple[Any, Any]] = []
 
@@ -72,9 +72,9 @@ class _Model:
             if len(literals) == 1:
                 var = literals[0]
             else:
-                var = self.model.NewBoolVar(f"and_{t}_{len(self._ands)}")
-                self.model.AddBoolAnd(literals).OnlyEnforceIf(var)
-                self.model.AddBoolOr([lit.Not() for lit in literals]).OnlyEnforceIf(var.Not())
+                var = self.model.new_bool_var(f"and_{t}_{len(self._ands)}")
+                self.model.add_bool_and(literals).only_enforce_if(var)
+                self.model.add_bool_or([lit.negated() for lit in literals]).only_enforce_if(var.negated())
             self._ands[key] = var
         return var
 
@@ -97,16 +97,16 @@ class _Model:
         CP-SAT can take it as its first solution without search."""
         values = {key: int(key[1] not in removed.get(key[0], ())) for key in self.keep}
         for members in self.identical_groups():
-            items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
-            patterns = sorted(([values[(t, i)] for i in items] for t in members), key=sum)
+            record_items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
+            patterns = sorted(([values[(t, i)] for i in record_items] for t in members), key=sum)
             for t, pattern in zip(members, patterns, strict=False):
-                for i, value in zip(items, pattern, strict=False):
+                for i, value in zip(record_items, pattern, strict=False):
                     values[(t, i)] = value
         for key, var in self.keep.items():
-            self.model.AddHint(var, values[key])
+            self.model.add_hint(var, values[key])
         for (t, items), var in self._ands.items():
             if len(items) > 1:
-                self.model.AddHint(var, int(all(values[(t, i)] for i in items)))
+                self.model.add_hint(var, int(all(values[(t, i)] for i in items)))
         thresholds = self.workspace.thresholds
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
         for rule, (by_support, by_confidence) in zip(self.workspace.rules, self.disjuncts, strict=False):
@@ -114,8 +114,8 @@ class _Model:
                 all(values.get((t, i), 1) for i in rule.xy) for t in self.workspace.original_rows(rule.xy).tolist()
             )
             sx = sum(all(values.get((t, i), 1) for i in rule.x) for t in self.workspace.original_rows(rule.x).tolist())
-            self.model.AddHint(by_support, int(sxy <= thresholds.min_support - 1))
-            self.model.AddHint(by_confidence, int(q * sxy - p * sx <= -1))
+            self.model.add_hint(by_support, int(sxy <= thresholds.min_support - 1))
+            self.model.add_hint(by_confidence, int(q * sxy - p * sx <= -1))
 
     def removed(self) -> Any:
         return sum(1 - var for var in self.keep.values())
@@ -135,7 +135,7 @@ class _Model:
         for members in self.identical_groups():
             for first, second in itertools.pairwise(members):
                 items = [i for i in self.workspace.dataset.record(first).tolist() if i in self.items]
-                self.model.Add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
+                self.model.add(sum(self.keep[(first, i)] for i in items) <= sum(self.keep[(second, i)] for i in items))
                 added += 1
         return added
 
@@ -168,11 +168,11 @@ class Exact(RuleHidingSanitizer):
             # A cut that makes the LP bound useful: deletions never raise s(X),
             # so at least N = min(N_sup, N_conf) supporting records must lose an
             # item of XY (ALGORITHM-NOTES 2.2), whichever way the rule is hidden.
-            model.Add(sxy <= len(workspace.original_rows(rule.xy)) - workspace.to_hide(index))
-            by_support, by_confidence = model.NewBoolVar(""), model.NewBoolVar("")
-            model.Add(sxy <= thresholds.min_support - 1).OnlyEnforceIf(by_support)
-            model.Add(q * sxy - p * sx <= -1).OnlyEnforceIf(by_confidence)
-            model.AddBoolOr([by_support, by_confidence])
+            model.add(sxy <= len(workspace.original_rows(rule.xy)) - workspace.to_hide(index))
+            by_support, by_confidence = model.new_bool_var(""), model.new_bool_var("")
+            model.add(sxy <= thresholds.min_support - 1).only_enforce_if(by_support)
+            model.add(q * sxy - p * sx <= -1).only_enforce_if(by_confidence)
+            model.add_bool_or([by_support, by_confidence])
             m.disjuncts.append((by_support, by_confidence))
         symmetry = m.break_symmetry()
         if params["hint"] != "none":
@@ -180,28 +180,28 @@ class Exact(RuleHidingSanitizer):
             HEURISTICS[params["hint"]]().hide(start, {}, ctx)
             m.hint(start.removed)
         removed = m.removed()
-        model.Minimize(removed)
+        model.minimize(removed)
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = float(params["time_limit"])
         solver.parameters.num_workers = int(params["solver_workers"])
         solver.parameters.linearization_level = 2
         solver.parameters.random_seed = ctx.seed & 0x7FFFFFFF
-        status = solver.Solve(model)
+        status = solver.solve(model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             raise NoSolution(
                 f"exact found no solution within --time-limit {params['time_limit']} s "
-                f"({solver.StatusName(status)}); raise it or use a heuristic sanitizer."
+                f"({solver.status_name(status)}); raise it or use a heuristic sanitizer."
             )
         notes: dict[str, Any] = {
             "variables": len(m.keep),
             "symmetry_constraints": symmetry,
-            "removal_status": solver.StatusName(status),
+            "removal_status": solver.status_name(status),
             "removal_optimal": status == cp_model.OPTIMAL,
-            "removals": round(solver.ObjectiveValue()),
-            "removal_bound": round(solver.BestObjectiveBound()),
-            "removal_seconds": round(solver.WallTime(), 3),
+            "removals": round(solver.objective_value),
+            "removal_bound": round(solver.best_objective_bound),
+            "removal_seconds": round(solver.wall_time, 3),
         }
-        keep_values = {key: solver.Value(var) for key, var in m.keep.items()}
+        keep_values = {key: solver.value(var) for key, var in m.keep.items()}
         if params["second_objective"]:
             keep_values = self._fewest_lost(m, solver, status, keep_values, params, notes)
         for (t, item), value in sorted(keep_values.items()):
@@ -218,7 +218,7 @@ class Exact(RuleHidingSanitizer):
         p, q = thresholds.min_confidence.numerator, thresholds.min_confidence.denominator
         best = notes["removals"]
         removed = m.removed()
-        model.Add(removed == best) if status == cp_model.OPTIMAL else model.Add(removed <= best)
+        model.add(removed == best) if status == cp_model.OPTIMAL else model.add(removed <= best)
         sensitive = {rule.rule for rule in workspace.rules}
         lost = []
         for mined in association_rules(workspace.dataset, thresholds):
@@ -229,25 +229,25 @@ class Exact(RuleHidingSanitizer):
             sx, varies_x = m.count(rule.x)
             if not (varies_xy or varies_x):
                 continue
-            gone = model.NewBoolVar("")
-            model.Add(sxy >= thresholds.min_support).OnlyEnforceIf(gone.Not())
-            model.Add(q * sxy - p * sx >= 0).OnlyEnforceIf(gone.Not())
+            gone = model.new_bool_var("")
+            model.add(sxy >= thresholds.min_support).only_enforce_if(gone.negated())
+            model.add(q * sxy - p * sx >= 0).only_enforce_if(gone.negated())
             lost.append(gone)
         notes["modelled_rules"] = len(lost)
-        model.Minimize(sum(lost))
-        model.ClearHints()
+        model.minimize(sum(lost))
+        model.clear_hints()
         for key, var in m.keep.items():
-            model.AddHint(var, keep_values[key])
+            model.add_hint(var, keep_values[key])
         second = cp_model.CpSolver()
         second.parameters.max_time_in_seconds = float(params["time_limit"])
         second.parameters.num_workers = int(params["solver_workers"])
         second.parameters.linearization_level = 2
         second.parameters.random_seed = solver.parameters.random_seed
-        status2 = second.Solve(model)
-        notes["lost_status"] = second.StatusName(status2)
+        status2 = second.solve(model)
+        notes["lost_status"] = second.status_name(status2)
         if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return keep_values
         notes["lost_optimal"] = status2 == cp_model.OPTIMAL
-        notes["lost_rules"] = round(second.ObjectiveValue())
-        notes["lost_seconds"] = round(second.WallTime(), 3)
-        return {key: second.Value(var) for key, var in m.keep.items()}
+        notes["lost_rules"] = round(second.objective_value)
+        notes["lost_seconds"] = round(second.wall_time, 3)
+        return {key: second.value(var) for key, var in m.keep.items()}

@@ -32,7 +32,10 @@ from .workspace import Workspace
 
 class Mdsrrc(RuleHidingSanitizer):
     name = "mdsrrc"
-    summary = "baseline: delete each rule cluster's common consequent from the most sensitive transactions (Modi et al. 2010; Domadiya, Rao 2013)"
+    summary = (
+        "baseline: delete each rule cluster's common consequent from the most sensitive transactions "
+        "(Modi et al. 2010; Domadiya, Rao 2013)"
+    )
 
     def hide(self, workspace: Workspace, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         rules = workspace.rules

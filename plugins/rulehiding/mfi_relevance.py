@@ -54,7 +54,10 @@ def non_sensitive_maximal(frequent: dict[frozenset[int], int], sensitive: list[f
 
 class MfiRelevance(RuleHidingSanitizer):
     name = "mfi-relevance"
-    summary = "hide rules removing consequent items from the transactions that support the fewest non-sensitive maximal frequent itemsets (Le, Kieu, Tran 2019)"
+    summary = (
+        "hide rules removing consequent items from the transactions that support the fewest "
+        "non-sensitive maximal frequent itemsets (Le, Kieu, Tran 2019)"
+    )
 
     def hide(self, workspace: Workspace, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         data = workspace.dataset

@@ -28,7 +28,7 @@ import numpy as np
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import ParameterError
+from privtool.errors import MissingEvidence, ParameterError
 from privtool.mining import Rule, Thresholds, confidence_fraction, rule_universe
 from privtool.release import Release
 from privtool.trail import Trail
@@ -118,5 +118,7 @@ class RuleSideEffects(Metric):
     needs = ("original",)
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        if evidence.original is None:  # ``needs`` keeps this from happening through the runners
+            raise MissingEvidence(f"metric {self.name!r} needs the original data (--original DATA).")
         rules, thresholds = release_rules(release)
         return side_effects(evidence.original, release_dataset(release), rules, thresholds, evidence.trail)

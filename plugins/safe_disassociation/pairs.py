@@ -179,11 +179,10 @@ def expected_pair_supports(release: Release, index: dict[str, int], pairs: np.nd
     joints_over: dict[str, list[str]] = {}
     for joint in release.joint_clusters:
         records[joint.id] = sum(sizes[m] for m in joint.members)
-        shared = []
-        for rows in joint.shared_chunks:
-            ids, incidence = _chunk_matrix(rows, index)
-            shared.append((ids, incidence, incidence.sum(axis=0)))
-        shared_of[joint.id] = shared
+        shared_of[joint.id] = [
+            (ids, incidence, incidence.sum(axis=0))
+            for ids, incidence in (_chunk_matrix(rows, index) for rows in joint.shared_chunks)
+        ]
         for member in joint.members:
             joints_over.setdefault(member, []).append(joint.id)
     for joint in release.joint_clusters:

@@ -11,13 +11,24 @@ from .plots import release_shape_svg, results_svg
 from .render import _number, certificate_status, redact, short_json
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;color:#1b1b1b;padding:0 1rem}
-h1{margin-bottom:.2rem} .verdict{display:inline-block;padding:.6rem 1.2rem;border-radius:6px;font-size:1.6rem;font-weight:700;color:#fff}
-.PASS{background:#2e7d32} .FAIL{background:#c62828} .INCOMPLETE,.NOTASSESSED{background:#757575}
-table{border-collapse:collapse;width:100%;margin:.6rem 0 1.4rem} th,td{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
-th{background:#f3f3f3} code,pre{background:#f6f8fa;padding:.1rem .3rem;border-radius:3px;overflow-wrap:anywhere}
-pre{padding:.6rem;white-space:pre-wrap} .status{font-weight:700;color:#fff;padding:0 .4rem;border-radius:4px} .plots{display:flex;flex-wrap:wrap;gap:1rem}
-.plots figure{margin:0;flex:1 1 460px} .muted{color:#666} .breach{color:#8e0000;font-weight:700} .risk{color:#a66f00}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;color:#1b1b1b}
+body{padding:0 1rem}
+h1{margin-bottom:.2rem}
+.verdict{display:inline-block;padding:.6rem 1.2rem;border-radius:6px;font-size:1.6rem;font-weight:700;color:#fff}
+.PASS{background:#2e7d32}
+.FAIL{background:#c62828}
+.INCOMPLETE,.NOTASSESSED{background:#757575}
+table{border-collapse:collapse;width:100%;margin:.6rem 0 1.4rem}
+th,td{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
+th{background:#f3f3f3}
+code,pre{background:#f6f8fa;padding:.1rem .3rem;border-radius:3px;overflow-wrap:anywhere}
+pre{padding:.6rem;white-space:pre-wrap}
+.status{font-weight:700;color:#fff;padding:0 .4rem;border-radius:4px}
+.plots{display:flex;flex-wrap:wrap;gap:1rem}
+.plots figure{margin:0;flex:1 1 460px}
+.muted{color:#666}
+.breach{color:#8e0000;font-weight:700}
+.risk{color:#a66f00}
 """
 
 
@@ -41,7 +52,8 @@ def _section_html(audit: Audit) -> list[str]:
                 else f"{cert.units} units, engine {cert.engine}, {cert.seconds:.2f} s"
             )
             parts.append(
-                f"<tr><td>{escape(verifier)}: {escape(cert.guarantee)}</td><td>{escape(certificate_status(cert.holds))}</td>"
+                f"<tr><td>{escape(verifier)}: "
+                f"{escape(cert.guarantee)}</td><td>{escape(certificate_status(cert.holds))}</td>"
                 f"<td><code>{escape(detail)}</code></td></tr>"
             )
         for attack, finding in section.findings:

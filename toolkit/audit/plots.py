@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from . import CRITERION_TITLES, Audit
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-def _svg(fig) -> str:
+
+def _svg(fig: Figure) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 
 
-def _pyplot():
+def _pyplot() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg")

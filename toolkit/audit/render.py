@@ -134,7 +134,8 @@ def render_markdown(audit: Audit) -> str:
                 short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
             )
             lines.append(
-                f"| {md_escape(verifier)}: {md_escape(cert.guarantee)} | {certificate_status(cert.holds)} | {md_escape(detail)} |"
+                f"| {md_escape(verifier)}: {md_escape(cert.guarantee)} | {certificate_status(cert.holds)} | "
+                f"{md_escape(detail)} |"
             )
         for attack, finding in section.findings:
             f = redact(finding, audit.include_examples)

@@ -99,18 +99,21 @@ def command(
         console = stdout_console()
         if not runs:
             console.print(f"No attack applies to this {release.kind} release.")
-        for run in runs:
-            table = Table(title=f"attack {run.attack} ({len(run.findings)} findings, {run.seconds:.2f} s)")
+        for attack_run in runs:
+            table = Table(
+                title=f"attack {attack_run.attack} ({len(attack_run.findings)} findings, {attack_run.seconds:.2f} s)"
+            )
             for column in ("severity", "finding", "evidence"):
                 table.add_column(column, overflow="fold")
-            for finding in sorted(run.findings, key=lambda f: ("breach", "risk", "info").index(f.severity))[:max_rows]:
+            ranked = sorted(attack_run.findings, key=lambda f: ("breach", "risk", "info").index(f.severity))
+            for finding in ranked[:max_rows]:
                 table.add_row(
                     f"[{SEVERITY_STYLE[finding.severity]}]{finding.severity}[/]",
                     finding.title,
                     json.dumps(finding.evidence, ensure_ascii=False)[:300],
                 )
-            if len(run.findings) > max_rows:
-                table.caption = f"{len(run.findings) - max_rows} more findings: use --json to see all"
+            if len(attack_run.findings) > max_rows:
+                table.caption = f"{len(attack_run.findings) - max_rows} more findings: use --json to see all"
             console.print(table)
         verdict = "[bold red]BREACHED[/]" if breaches else "[bold green]no breach[/]"
         console.print(f"Verdict: {verdict} ({breaches} findings break the stated guarantee)")

@@ -101,7 +101,7 @@ def command(
             include_examples,
             attacks,
         )
-    if report_format == "terminal":
+    if report_format == "terminal" or output is None:  # only the terminal report goes without -o
         render_terminal(audit, stdout_console())
     else:
         write_text_atomic(output, RENDERERS[report_format](audit))

@@ -52,7 +52,7 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
             str(row["repeat"]),
             row["status"],
             f"{row['seconds']:.2f}" if isinstance(row.get("seconds"), (int, float)) else "",
-            {True: "[green]yes[/]", False: "[red]NO[/]"}.get(row.get("verified"), ""),
+            {True: "[green]yes[/]", False: "[red]NO[/]"}.get(row["verified"], "") if "verified" in row else "",
         )
     return table
 

@@ -1,4 +1,5 @@
-"""``privtool hide DATA (--rules RULES | --sensitive N) --min-support S --min-confidence C --sanitizer NAME -o SANITIZED``.
+"""``privtool hide DATA (--rules RULES | --sensitive N) --min-support S --min-confidence C
+--sanitizer NAME -o SANITIZED``.
 
 Hides the sensitive rules of RULES (``a b => c`` lines or ids from ``privtool
 rules``) with a rule-hiding sanitizer. SANITIZED is written in the input's
@@ -101,7 +102,8 @@ def command(
     if not quiet:
         stats = outcome.release.stats
         stderr_console().print(
-            f"hid {len(outcome.release.params['sensitive_rules'])} rules with {sanitizer}: removed {stats['removed_item_occurrences']:,} item occurrences "
+            f"hid {len(outcome.release.params['sensitive_rules'])} rules with {sanitizer}: removed "
+            f"{stats['removed_item_occurrences']:,} item occurrences "
             f"from {stats['modified_records']:,} of {stats['records_in']:,} records; wrote {output}"
         )
     return 0

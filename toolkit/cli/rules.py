@@ -63,7 +63,10 @@ def command(
         )
         return 0
     table = Table(
-        title=f"{data}: {total:,} rules at support >= {thresholds.min_support:,} records, confidence >= {min_confidence:g}"
+        title=(
+            f"{data}: {total:,} rules at support >= {thresholds.min_support:,} records, "
+            f"confidence >= {min_confidence:g}"
+        )
         + (f" (first {len(shown):,})" if len(shown) < total else "")
     )
     for column, justify in (("id", "left"), ("rule", "left"), ("support", "right"), ("confidence", "right")):

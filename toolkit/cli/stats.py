@@ -81,7 +81,8 @@ def command(ctx: click.Context, file: str | None, example: str | None, fmt: str 
     if example is not None:
         if ctx.args or fmt:
             raise ParameterError(
-                f"format options ({' '.join([*(['--format'] if fmt else []), *ctx.args])}) apply to a FILE, not to --example."
+                f"format options ({' '.join([*(['--format'] if fmt else []), *ctx.args])}) "
+                "apply to a FILE, not to --example."
             )
         stats = dataset_stats(examples.load(example), top)
         source: dict[str, str] = {"example": example}

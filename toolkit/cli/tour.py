@@ -48,7 +48,8 @@ class Step:
 STEPS: list[Step] = [
     Step(
         "Make some data",
-        "privtool synth writes synthetic shopping baskets (IBM-Quest style, with popular items and itemsets that go together).",
+        "privtool synth writes synthetic shopping baskets "
+        "(IBM-Quest style, with popular items and itemsets that go together).",
         lambda s: [
             "synth",
             "--records",

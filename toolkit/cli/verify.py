@@ -12,6 +12,7 @@ from ..components import Evidence
 from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
 from ..io import file_sha256, read_dataset
 from ..release import read_release
+from ..results import Certificate
 from ..trail import read_trail
 from .common import (
     FORMAT_ARGS,
@@ -27,7 +28,7 @@ from .common import (
 ENGINES = ("auto", "cpsat", "enum", "both")
 
 
-def _status(certificate) -> str:
+def _status(certificate: Certificate) -> str:
     if certificate.holds is None:
         return "[yellow]not claimed[/yellow]" if certificate.details.get("claimed") is False else "not checked"
     if certificate.holds:
@@ -137,7 +138,8 @@ def command(
         for c in certificates:
             if c.details.get("engine_disagreements"):
                 console.print(
-                    f"[bold red]ENGINES DISAGREE on {c.guarantee}:[/bold red] {_short(c.details['engine_disagreements'], 300)}"
+                    f"[bold red]ENGINES DISAGREE on {c.guarantee}:[/bold red] "
+                    f"{_short(c.details['engine_disagreements'], 300)}"
                 )
         console.print(
             "[green]every claimed guarantee holds[/green]"

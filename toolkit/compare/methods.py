@@ -38,8 +38,8 @@ def check(registry: Registry, spec: MethodSpec, axes: Mapping[str, Sequence[Any]
     params = declared(registry, spec)
     owner = f"--method {spec.label!r}"
     by_name = {p.name: p for p in params}
-    for name, values in axes.items():
-        for value in values if name in by_name else ():
+    for name, grid_values in axes.items():
+        for value in grid_values if name in by_name else ():
             by_name[name].coerce(value)
     values = resolve(params, {**spec.options, **{n: v[0] for n, v in axes.items() if n in by_name}}, owner)
     if not _is_anonymizer(registry, spec) and "sensitive_rules" in by_name:
@@ -53,7 +53,8 @@ def _known(registry: Registry, spec: MethodSpec) -> None:
         dataset_sanitizer(registry, spec.method)
         if spec.sanitizers:
             raise ParameterError(
-                f"--method {spec.label!r}: the rule-hiding sanitizer {spec.method!r} works on raw data and takes no further +stage."
+                f"--method {spec.label!r}: the rule-hiding sanitizer {spec.method!r} works on raw data "
+                "and takes no further +stage."
             )
         return
     hiders = [c.name for c in registry.all("sanitizer") if is_dataset_sanitizer(c)]

@@ -1,7 +1,8 @@
 """Outputs of ``privtool compare``: ``results.csv``, ``results.json``, one figure
 per metric with a panel per measure that varies (PNG and SVG, mean over
-repeats, one line per method against the first swept parameter) and a
-self-contained ``index.html``."""
+repeats, one line per method against the first swept parameter), the shared
+utility figure (tkd, re and ARE of every method, whatever its release kind) and
+a self-contained ``index.html``."""
 
 from __future__ import annotations
 
@@ -16,9 +17,14 @@ from typing import Any
 
 from ..atomic import atomic_open, write_text_atomic
 
+UTILITY_AXIS = ("tkd.tkd", "re.re", "are.are")
+"""The utility measures every release kind reports (docs/metrics.md): their
+columns come first among the measures and they share one figure, ``utility``."""
+
 
 def columns(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]:
-    """Method, grid axes, run columns, then every measure in first-seen order."""
+    """Method, grid axes, run columns, the shared utility axis, then every other
+    measure in first-seen order."""
     seen: list[str] = [
         "method",
         *axes,
@@ -31,6 +37,7 @@ def columns(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]
         "error",
         "verify_seconds",
         "cell",
+        *UTILITY_AXIS,
     ]
     for row in rows:
         for key in row:
@@ -147,11 +154,14 @@ def index_html(
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>privtool compare</title>"
         "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#1b1b1b}table{border-collapse:collapse;font-size:.85rem}"
-        "td,th{border:1px solid #ccc;padding:.2rem .4rem}th{background:#f3f3f3}.plots{display:flex;flex-wrap:wrap;gap:1rem}"
+        "td,th{border:1px solid #ccc;padding:.2rem "
+        ".4rem}th{background:#f3f3f3}.plots{display:flex;flex-wrap:wrap;gap:1rem}"
         "figure{margin:0;flex:1 1 440px}code{background:#f6f8fa}</style></head><body>"
-        f"<h1>privtool compare</h1><p>Data <code>{escape(str(meta.get('data')))}</code> (SHA-256 <code>{escape(str(meta.get('input_sha256')))}</code>), "
+        f"<h1>privtool compare</h1><p>Data <code>{escape(str(meta.get('data')))}</code> (SHA-256 "
+        f"<code>{escape(str(meta.get('input_sha256')))}</code>), "
         f"{len(rows)} runs.</p><p>Command: <code>{escape(str(meta.get('command')))}</code></p>"
-        f"<h2>Plots</h2><div class='plots'>{figures}</div><h2>Results</h2><table><tr>{head}</tr>{body}</table></body></html>\n"
+        "<h2>Plots</h2><div "
+        f"class='plots'>{figures}</div><h2>Results</h2><table><tr>{head}</tr>{body}</table></body></html>\n"
     )
 
 
@@ -175,6 +185,9 @@ def write_outputs(
     swept = [a for a in axes if len({row.get(a) for row in rows}) > 1] or list(axes)
     svgs = {}
     if swept:
+        shared = [c for c in UTILITY_AXIS if c in cols]
+        if shared:
+            svgs["utility"] = plot(out_dir, rows, swept[0], "utility", shared)
         for group, ys in groups(measures(rows, axes)).items():
             svgs[group] = plot(out_dir, rows, swept[0], group, ys)
     write_text_atomic(out_dir / "index.html", index_html(meta, rows, cols, svgs))

@@ -1,0 +1,16 @@
+"""The ``aa`` anonymizer: k^m-anonymity by Apriori-based global generalisation
+through a hierarchy (Terrovitis, Mamoulis, Kalnis, PVLDB 2008), registered
+through ``privtool_anonymizers`` like any third-party plugin and built on the
+public modules only (``privtool.hierarchy``, ``privtool.dataset``, numpy)."""
+
+from __future__ import annotations
+
+from privtool.components import Anonymizer
+from privtool.hookspecs import hookimpl
+
+from .anonymizer import Aa
+
+
+@hookimpl
+def privtool_anonymizers() -> list[Anonymizer]:
+    return [Aa()]
