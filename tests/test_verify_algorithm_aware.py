@@ -20,7 +20,9 @@ from privtool.trail import Trail
 def sanitized(release: Release, hardened: bool, seed: int = 0) -> Release:
     p = release.params
     variant = (hardened_variant(p["k"]),) if hardened else ()
-    out = safe_disassociate(Outcome(release, Trail()), p["k"], p["m"], p["max_cluster_size"], Context(seed=seed), *variant)
+    out = safe_disassociate(
+        Outcome(release, Trail()), p["k"], p["m"], p["max_cluster_size"], Context(seed=seed), *variant
+    )
     out.release.params["sanitizers"] = [HARDENED if hardened else FAITHFUL]
     return out.release
 
