@@ -29,7 +29,8 @@ the best reconstruction, not how many it must have in all of them.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -40,9 +41,6 @@ from privtool.dataset import label_sort_key
 from privtool.hookspecs import hookimpl
 from privtool.release import Release
 from privtool.results import Finding
-
-from .cover import SHARED, ChunkRef
-from .cover_linkage import ChunkView, ClusterView, cluster_views
 
 NAME = "forced-cooccurrence"
 ADVERSARY = (
@@ -75,78 +73,135 @@ class ForcedPair:
         }
 
 
-def _group_pairs(
-    scope: str, labels: list[str], groups: list[str], low: np.ndarray, records: int, apart: np.ndarray | None = None
-) -> list[ForcedPair]:
-    """Pairs of items of different groups whose lower bounds ``low`` add up to
-    more than ``records`` (vectorised over the scope's items); ``apart`` masks
-    out further pairs (True: keep)."""
-    if len(labels) < 2:
-        return []
-    codes = np.unique(np.asarray(groups, dtype=object), return_inverse=True)[1]
+@dataclass
+class Forced:
+    """Forced pairs of a release: how many, the largest bound, and the pairs
+    themselves (all of them, or only those with neither item in every record)."""
+
+    total: int = 0
+    largest: int = 0
+    pairs: list[ForcedPair] = field(default_factory=list)
+
+    def add(self, other: Forced) -> None:
+        self.total += other.total
+        self.largest = max(self.largest, other.largest)
+        self.pairs.extend(other.pairs)
+
+
+@dataclass
+class ScopeItems:
+    """The items of one scope that every reconstruction puts in at least one of
+    its records: labels, their chunk (group), the joint cluster of a shared
+    chunk (``""`` otherwise), and that lower bound."""
+
+    labels: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)
+    owners: list[str] = field(default_factory=list)
+    low: list[int] = field(default_factory=list)
+
+    def add(self, labels: list[str], supports: np.ndarray, group: str, owner: str, outside: int) -> None:
+        """The items of one chunk whose bound ``support - outside`` is positive
+        (``supports`` in descending order, so most large shared chunks stop at
+        their first item)."""
+        if not len(supports) or supports[0] <= outside:
+            return
+        low = supports - outside
+        for i in np.flatnonzero(low > 0).tolist():
+            self.labels.append(labels[i])
+            self.groups.append(group)
+            self.owners.append(owner)
+            self.low.append(int(low[i]))
+
+
+def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, same_joint: bool = True) -> Forced:
+    """Pairs of items of different chunks whose lower bounds add up to more
+    than ``records`` (one vectorised matrix over the scope's items). All are
+    counted; ``universal`` also lists those with an item in every record.
+    Without ``same_joint``, two shared chunks of one joint cluster are left to
+    :func:`joint_pairs`, whose bound is larger."""
+    out = Forced()
+    if len(items.labels) < 2:
+        return out
+    low = np.asarray(items.low, dtype=np.int64)
+    codes = np.unique(np.asarray(items.groups, dtype=object), return_inverse=True)[1]
+    names = np.asarray(items.labels, dtype=object)
     forced = low[:, None] + low[None, :] - records
-    names = np.asarray(labels, dtype=object)
-    mask = np.triu((forced > 0) & (codes[:, None] != codes[None, :]) & (names[:, None] != names[None, :]), 1)
-    if apart is not None:
-        mask &= apart
-    out = []
+    mask = (forced > 0) & (codes[:, None] != codes[None, :]) & (names[:, None] != names[None, :])
+    if not same_joint:
+        owner = np.asarray(items.owners, dtype=object)
+        mask &= (owner[:, None] == "") | (owner[:, None] != owner[None, :])
+    mask = np.triu(mask, 1)
+    out.total = int(mask.sum())
+    out.largest = int(forced[mask].max()) if out.total else 0
+    if not universal:
+        partial = low < records
+        mask &= partial[:, None] & partial[None, :]
+    labels, groups = items.labels, items.groups
     for i, j in zip(*np.nonzero(mask), strict=True):
         a, b = (int(i), int(j)) if label_sort_key(labels[i]) <= label_sort_key(labels[j]) else (int(j), int(i))
-        universal = bool(low[a] >= records or low[b] >= records)
-        out.append(ForcedPair(scope, labels[a], groups[a], labels[b], groups[b], int(forced[i, j]), records, universal))
+        full = bool(low[a] >= records or low[b] >= records)
+        out.pairs.append(
+            ForcedPair(scope, labels[a], groups[a], labels[b], groups[b], int(forced[i, j]), records, full)
+        )
     return out
 
 
-def cluster_pairs(view: ClusterView) -> list[ForcedPair]:
-    """Forced pairs inside one cluster, from the lower bounds of its items."""
-    labels: list[str] = []
-    groups: list[str] = []
-    joint: list[str] = []  # the joint cluster of a shared chunk's item, "" otherwise
-    low: list[int] = []
-    for chunk in view.chunks:
-        supports = Counter(x for row in chunk.rows for x in row)
-        outside = chunk.records - view.size
-        for x, s in supports.items():
-            labels.append(x)
-            groups.append(str(chunk.ref))
-            joint.append(chunk.ref.owner if chunk.ref.kind == SHARED else "")
-            low.append(max(0, s - outside))
-    for term in view.terms:
-        labels.append(term)
-        groups.append(f"{TERM}:{term}")
-        joint.append("")
-        low.append(1)
-    owner = np.asarray(joint, dtype=object)
-    # two shared chunks of one joint cluster: joint_pairs has the larger, exact bound
-    apart = (owner[:, None] == "") | (owner[:, None] != owner[None, :])
-    return _group_pairs(view.cluster, labels, groups, np.asarray(low, dtype=np.int64), view.size, apart)
+Supports = tuple[list[str], np.ndarray]
+"""A chunk's items and their supports, in descending support."""
 
 
-def joint_pairs(views: list[ClusterView]) -> list[ForcedPair]:
-    """Forced pairs between two shared chunks of one joint cluster (exact)."""
-    chunks: dict[str, dict[ChunkRef, ChunkView]] = {}
-    for view in views:
-        for chunk in view.chunks:
-            if chunk.ref.kind == SHARED:
-                chunks.setdefault(chunk.ref.owner, {})[chunk.ref] = chunk
-    out = []
-    for joint, by_ref in chunks.items():
-        shared = list(by_ref.values())
-        labels, groups, low = [], [], []
-        for chunk in shared:
-            for x, s in Counter(x for row in chunk.rows for x in row).items():
-                labels.append(x)
-                groups.append(str(chunk.ref))
-                low.append(s)
-        out.extend(_group_pairs(joint, labels, groups, np.asarray(low, dtype=np.int64), shared[0].records))
+def supports_of(rows: Sequence[Sequence[str]]) -> Supports:
+    counts = Counter(x for row in rows for x in row).most_common()
+    return [x for x, _ in counts], np.fromiter((c for _, c in counts), dtype=np.int64, count=len(counts))
+
+
+def joint_sizes(release: Release) -> dict[str, tuple[list[str], int]]:
+    """Per joint cluster, its simple member clusters and their records (a
+    member may be an earlier joint cluster)."""
+    sizes = {c.id: c.size for c in release.clusters}
+    out: dict[str, tuple[list[str], int]] = {}
+    for joint in release.joint_clusters:
+        members = [c for m in joint.members for c in (out[m][0] if m in out else [m])]
+        out[joint.id] = (members, sum(sizes[c] for c in members))
     return out
 
 
-def forced_pairs(release: Release) -> list[ForcedPair]:
-    """Every forced pair of the release: per cluster, then per joint cluster (a
-    pair of two shared chunks of one joint cluster is reported at that level)."""
-    views = cluster_views(release)
-    return [p for view in views for p in cluster_pairs(view)] + joint_pairs(views)
+def forced_pairs(release: Release, universal: bool = True) -> Forced:
+    """The forced pairs of the release: per cluster, then per joint cluster (a
+    pair of two shared chunks of one joint cluster is counted at that level).
+    ``universal=False`` lists only the pairs with neither item in every record
+    (all are counted). A shared chunk enters a member cluster of ``n`` records
+    only when its largest support exceeds ``N - n``: with nested joint
+    clusters a cluster lies under many large shared chunks, and this test skips
+    them without looking at their items."""
+    joints = joint_sizes(release)
+    sizes = {c.id: c.size for c in release.clusters}
+    from_shared: dict[str, list[tuple[str, str, Supports, int]]] = {}
+    out = Forced()
+    for joint in release.joint_clusters:
+        members, records = joints[joint.id]
+        items = ScopeItems()
+        for index, rows in enumerate(joint.shared_chunks):
+            labels, supports = supports_of(rows)
+            group = f"{joint.id}/shared[{index}]"
+            items.add(labels, supports, group, joint.id, 0)
+            if len(supports):
+                threshold = records - int(supports[0])
+                for c in members:
+                    if sizes[c] > threshold:
+                        from_shared.setdefault(c, []).append((group, joint.id, (labels, supports), records))
+        out.add(scope_pairs(joint.id, items, records, universal))
+    for cluster in release.clusters:
+        items = ScopeItems()
+        for index, rows in enumerate(cluster.record_chunks):
+            labels, supports = supports_of(rows)
+            items.add(labels, supports, f"{cluster.id}/record[{index}]", "", 0)
+        for group, owner, (labels, supports), records in from_shared.get(cluster.id, []):
+            items.add(labels, supports, group, owner, records - cluster.size)
+        for term in cluster.term_chunk:
+            items.add([term], np.ones(1, dtype=np.int64), f"{TERM}:{term}", "", 0)
+        out.add(scope_pairs(cluster.id, items, cluster.size, universal, same_joint=False))
+    return out
 
 
 class ForcedCooccurrence(Attack):
@@ -158,8 +213,8 @@ class ForcedCooccurrence(Attack):
     criterion = "inference"
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
-        pairs = forced_pairs(release)
-        partial = [p for p in pairs if not p.universal]
+        found = forced_pairs(release, universal=False)
+        partial = found.pairs
         by_scope: dict[str, list[ForcedPair]] = {}
         for p in partial:
             by_scope.setdefault(p.scope, []).append(p)
@@ -167,14 +222,14 @@ class ForcedCooccurrence(Attack):
             Finding(
                 NAME,
                 "info",
-                f"{len(pairs)} pairs of items of different chunks share records in every reconstruction; "
+                f"{found.total} pairs of items of different chunks share records in every reconstruction; "
                 f"{len(partial)} of them with neither item in every record",
                 {
                     "adversary": ADVERSARY,
-                    "forced_pairs": len(pairs),
-                    "forced_pairs_with_an_item_in_every_record": len(pairs) - len(partial),
+                    "forced_pairs": found.total,
+                    "forced_pairs_with_an_item_in_every_record": found.total - len(partial),
                     "forced_pairs_partial": len(partial),
-                    "largest_forced": max((p.forced for p in pairs), default=0),
+                    "largest_forced": found.largest,
                 },
             )
         ]

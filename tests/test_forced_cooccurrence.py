@@ -47,7 +47,9 @@ def test_forced_pairs_are_the_minimum_over_every_reconstruction(release: Release
     def fewest(scope: str, a: str, b: str) -> int:
         return min(sum({a, b} <= d[s] for s in slots[scope]) for d in datasets)
 
-    pairs = forced_pairs(release)
+    found = forced_pairs(release)
+    pairs = found.pairs
+    assert found.total == len(pairs)
     for p in pairs:  # sound: every reconstruction has at least that many
         assert p.forced >= 1 and fewest(p.scope, p.a, p.b) >= p.forced, p
     # exact for two record chunks of one cluster (items published nowhere else there)
@@ -67,7 +69,7 @@ def test_forced_pairs_are_the_minimum_over_every_reconstruction(release: Release
 def test_figure1_forces_a_with_e() -> None:
     """a is in all 6 records and e in 2: every reconstruction pairs them twice
     (a pair with an item in every record); b (5) and e (2) share at least 1."""
-    pairs = {(p.a, p.b): p for p in forced_pairs(figure1_release())}
+    pairs = {(p.a, p.b): p for p in forced_pairs(figure1_release()).pairs}
     assert pairs[("a", "e")].forced == 2 and pairs[("a", "e")].universal
     assert pairs[("b", "e")].forced == 1 and not pairs[("b", "e")].universal
     assert ("c", "e") not in pairs  # 4 + 2 - 6 = 0
