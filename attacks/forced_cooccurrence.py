@@ -210,7 +210,20 @@ class ForcedCooccurrence(Attack):
     name = NAME
     summary = "pairs of items of different chunks that every reconstruction puts together (pigeonhole)"
     applies_to = ("disassociated",)
-    criterion = "inference"
+    criteria = ("inference",)
+    adversary_statement = (
+        "The adversary knows the release and considers every dataset it could have come from; a pair of items that "
+        "every one of them puts together in some records is a link learnt for certain."
+    )
+
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        summary = next((f.evidence for f in findings if f.severity == "info" and "forced_pairs" in f.evidence), None)
+        if summary is None:
+            return None
+        return (
+            f"{summary['forced_pairs']:,} pairs of items share records in every reconstruction, "
+            f"{summary['forced_pairs_partial']:,} with neither item in every record of its cluster"
+        )
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
         found = forced_pairs(release, universal=False)
@@ -248,6 +261,10 @@ class ForcedCooccurrence(Attack):
                         "pairs": [p.to_json() for p in worst],
                         "rule": "forced(a, b) = max(0, s(a) + s(b) - n): pigeonhole over the n records",
                     },
+                    explanation=(
+                        "Every dataset the release could have come from puts these pairs together in some records; "
+                        "no claim model bounds how many records must hold a pair, only how few can."
+                    ),
                 )
             )
         return findings

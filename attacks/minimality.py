@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from privtool.claims import claimed
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
@@ -381,11 +382,29 @@ class Minimality(Attack):
     name = NAME
     summary = "itemsets that every dataset VERPART would map to the release holds in fewer than k records"
     applies_to = ("disassociated",)
-    criterion = "singling-out"
+    criteria = ("singling-out", "linkability")
+    refutes = ("km-anonymity",)
+    adversary = "algorithm-aware"
+    adversary_statement = (
+        "The adversary knows the release, the published vertical chunker (VERPART) and up to m items of a person, "
+        "and considers only the datasets VERPART would map to this release."
+    )
     params = (EXACT_LIMIT,)
 
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        summary = next((f.evidence for f in findings if f.severity == "info" and "pinned_itemsets" in f.evidence), None)
+        if summary is None:
+            return None
+        records = f", held by {summary['records_pinned']:,} records" if "records_pinned" in summary else ""
+        return (
+            f"{summary['pinned_itemsets']:,} itemsets pinned below k in {summary['clusters_with_pins']:,} clusters"
+            f"{records}"
+        )
+
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
-        k, m = int(release.params["k"]), int(release.params["m"])
+        km = claimed(release.claims, "km-anonymity")
+        k = max((int(c.params["k"]) for c in km), default=int(release.params.get("k", 2)))
+        m = min((int(c.params["m"]) for c in km), default=int(release.params.get("m", 2)))
         results = [attack_cluster(release, cluster, k, m, params["exact_limit"]) for cluster in release.clusters]
         pins = [p for r in results for p in r.pins]
         pinned_records = records_pinned(results, evidence)
@@ -428,7 +447,7 @@ class Minimality(Attack):
                 findings.append(
                     Finding(
                         NAME,
-                        "risk",
+                        "breach",
                         f"cluster {r.cluster}: knowing {{{', '.join(first.itemset)}}} narrows a person down to at most "
                         f"{first.high} record(s) in every dataset VERPART would map to this release"
                         + (f" ({len(r.pins)} such itemsets)" if len(r.pins) > 1 else ""),
@@ -440,6 +459,12 @@ class Minimality(Attack):
                             "k": k,
                             "m": m,
                         },
+                        refutes="km-anonymity",
+                        explanation=(
+                            f"Knowing these at most {m} items narrows a person down to fewer than {k} records in "
+                            "every dataset VERPART would map to this release, although some reconstruction holds "
+                            "them k times."
+                        ),
                     )
                 )
         return findings

@@ -21,7 +21,7 @@ an item covered in all of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,8 +136,17 @@ def chunk_finding(result: ChunkResult, rules: str, sanitized: set[ChunkRef] | No
         f"{rules} rules cover {', '.join(inv.covered_in_all)}; if the chunk was repaired, knowing "
         f"{{{', '.join(evidence['known'])}}} links {', '.join(evidence['linked_if_repaired'])}"
     )
-    severity = "breach" if rules == HARDENED else "risk"
-    return Finding(NAME, severity, title, evidence)
+    return Finding(
+        NAME,
+        "breach",
+        title,
+        evidence,
+        refutes="cover-freedom",
+        explanation=(
+            "An adversary who knows the published rules reads the covered items off the repaired chunk, so knowing "
+            f"{z} and an item of another chunk links the rest of it with certainty."
+        ),
+    )
 
 
 def summary_finding(results: list[ChunkResult], rules: str, chunks: int, sanitized: set[ChunkRef] | None) -> Finding:
@@ -173,7 +182,22 @@ class PreimageAttack(Attack):
     name = NAME
     summary = "inverts the published safe-disassociation rules: covered items every pre-image of a chunk shares"
     applies_to = ("disassociated",)
-    criterion = "inference"
+    criteria = ("inference",)
+    refutes = ("cover-freedom",)
+    adversary = "algorithm-aware"
+    adversary_statement = (
+        "The adversary knows the release and the published sanitizer, and considers only the chunks that sanitizer "
+        "could have turned into each published chunk."
+    )
+
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        summary = next((f.evidence for f in findings if f.severity == "info" and "chunks" in f.evidence), None)
+        if summary is None:
+            return None
+        return (
+            f"{summary['chunks_covered_in_every_preimage']:,} of {summary['chunks']:,} chunks have pre-images that all "
+            f"cover an item under the published rules ({summary['chunks_with_one_preimage']:,} have exactly one)"
+        )
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
         rules = release_rules(release)

@@ -33,13 +33,14 @@ import argparse
 import json
 import os
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from privtool.atomic import write_text_atomic
 from privtool.attacks.forced_cooccurrence import ForcedCooccurrence
 from privtool.attacks.minimality import Minimality
 from privtool.attacks.preimage_attack import PreimageAttack
-from privtool.atomic import write_text_atomic
 from privtool.components import Evidence, Outcome
 from privtool.context import Context
 from privtool.io import read_dataset
@@ -85,15 +86,12 @@ def rows_for(registry: Any, name: str, ks: list[int]) -> list[dict[str, Any]]:
     rows = []
     for k in ks:
         params = {"k": k, "m": M, "max_cluster_size": MAX_CLUSTER_SIZE}
-        plain, plain_s = timed(lambda: run_method(registry, data, "disassociation", params, Context(seed=0)))
+        plain, plain_s = timed(partial(run_method, registry, data, "disassociation", params, Context(seed=0)))
         for sanitizer in SANITIZERS:
             chain = [registry.get("sanitizer", sanitizer)]
             values = {**params, "min_preimages": None}
-            safe, safe_s = timed(
-                lambda: apply_sanitizers(
-                    registry, Outcome(plain.release.canonical(), plain.trail), chain, values, Context(seed=0)
-                )
-            )
+            start = Outcome(plain.release.canonical(), plain.trail)
+            safe, safe_s = timed(partial(apply_sanitizers, registry, start, chain, values, Context(seed=0)))
             row = {
                 "dataset": name,
                 "k": k,
@@ -120,7 +118,8 @@ def order_rows(registry: Any) -> list[dict[str, Any]]:
             params = {"k": 5, "m": M, "max_cluster_size": MAX_CLUSTER_SIZE, "verpart_order": order}
             plain = run_method(registry, data, "disassociation", params, Context(seed=0))
             evidence = Evidence(original=data, trail=plain.trail)
-            found, seconds = timed(lambda: Minimality().run(plain.release, evidence, {"exact_limit": 2000}, Context()))
+            attack = partial(Minimality().run, plain.release, evidence, {"exact_limit": 2000}, Context())
+            found, seconds = timed(attack)
             row = {"dataset": name, "k": 5, "m": M, "verpart_order": order, **summary(found), "seconds": seconds}
             print(json.dumps(row), flush=True)
             rows.append(row)

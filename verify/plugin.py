@@ -9,6 +9,7 @@ from .algorithm_aware import AlgorithmAwareCoverFreedom
 from .disassociated import CoverFreedom, DisassociationGuarantee, KmAnonymity
 from .faithfulness import Faithfulness
 from .generalized import HierarchyConsistency, KAnonymity
+from .records_km import KmAnonymityOfRecords
 from .sanitized import RemovalOnly, RuleHiding
 
 
@@ -20,6 +21,7 @@ def privtool_verifiers() -> list[Verifier]:
         CoverFreedom(),
         AlgorithmAwareCoverFreedom(),
         KAnonymity(),
+        KmAnonymityOfRecords(),
         HierarchyConsistency(),
         RuleHiding(),
         RemovalOnly(),

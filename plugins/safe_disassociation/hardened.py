@@ -39,6 +39,7 @@ import numpy as np
 
 from privtool.attacks.cover import ChunkCover, analyse_chunk
 from privtool.attacks.preimage import HARDENED, covered_in_all, encode, one_step_preimages
+from privtool.claims import Claim
 from privtool.components import Outcome, Sanitizer
 from privtool.context import Context
 from privtool.params import K, M, Param
@@ -143,3 +144,10 @@ class HardenedSafeDisassociation(Sanitizer):
         wanted = params["min_preimages"] or params["k"]
         variant = hardened_variant(wanted)
         return safe_disassociate(target, params["k"], params["m"], params["max_cluster_size"], ctx, variant)
+
+    def claims(self, params: dict[str, Any], incoming: Sequence[Claim]) -> list[Claim]:
+        """What the paper's sanitizer claims, with cover-freedom held against the
+        algorithm-aware adversary (theorem 2 of the algorithm page; a claim
+        against it covers the consistent-reconstruction adversary too)."""
+        kept = [claim for claim in incoming if claim.model == "km-anonymity"]
+        return [*kept, Claim("cover-freedom", {"m": params["m"]}, "algorithm-aware")]
