@@ -460,11 +460,6 @@ class Minimality(Attack):
                             "m": m,
                         },
                         refutes="km-anonymity",
-                        explanation=(
-                            f"Knowing these at most {m} items narrows a person down to fewer than {k} records in "
-                            "every dataset VERPART would map to this release, although some reconstruction holds "
-                            "them k times."
-                        ),
                     )
                 )
         return findings

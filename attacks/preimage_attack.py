@@ -142,10 +142,6 @@ def chunk_finding(result: ChunkResult, rules: str, sanitized: set[ChunkRef] | No
         title,
         evidence,
         refutes="cover-freedom",
-        explanation=(
-            "An adversary who knows the published rules reads the covered items off the repaired chunk, so knowing "
-            f"{z} and an item of another chunk links the rest of it with certainty."
-        ),
     )
 
 

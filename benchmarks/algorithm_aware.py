@@ -5,8 +5,8 @@
 For each dataset and each k (m = 2, max cluster size 30, the disassociation
 method's defaults: the ``adding`` partitioner and REFINE, seed 0, serial) it
 makes the disassociated release, then the ``safe-disassociation`` (faithful)
-and ``safe-disassociation-hardened`` releases from it, and measures on each
-safe release:
+and ``safe-disassociation-hardened`` releases from it (the latter with its
+default ``min_preimages`` = k and with 2), and measures on each safe release:
 
 * ``preimage``: chunks with pre-images under the release's own rules, those
   with exactly one, those with an item covered in every pre-image, and, with
@@ -51,7 +51,13 @@ from privtool.registry import load_registry
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
 DATASETS = ("bms-webview-1", "bms-webview-2")
-SANITIZERS = ("safe-disassociation", "safe-disassociation-hardened")
+SANITIZERS = (
+    ("safe-disassociation", "safe-disassociation", None),
+    ("safe-disassociation-hardened", "safe-disassociation-hardened", None),
+    ("safe-disassociation-hardened (min-preimages 2)", "safe-disassociation-hardened", 2),
+)
+"""(label, sanitizer, min_preimages): the paper's, the hardened one at its
+default (k pre-images) and at the smallest setting."""
 M, MAX_CLUSTER_SIZE = 2, 30
 
 
@@ -87,16 +93,16 @@ def rows_for(registry: Any, name: str, ks: list[int]) -> list[dict[str, Any]]:
     for k in ks:
         params = {"k": k, "m": M, "max_cluster_size": MAX_CLUSTER_SIZE}
         plain, plain_s = timed(partial(run_method, registry, data, "disassociation", params, Context(seed=0)))
-        for sanitizer in SANITIZERS:
+        for label, sanitizer, wanted in SANITIZERS:
             chain = [registry.get("sanitizer", sanitizer)]
-            values = {**params, "min_preimages": None}
+            values = {**params, "min_preimages": wanted}
             start = Outcome(plain.release.canonical(), plain.trail)
             safe, safe_s = timed(partial(apply_sanitizers, registry, start, chain, values, Context(seed=0)))
             row = {
                 "dataset": name,
                 "k": k,
                 "m": M,
-                "sanitizer": sanitizer,
+                "sanitizer": label,
                 "rlm": round(rlm_between(plain.release, safe.release), 4),
                 "partially_suppressed_chunks": safe.release.stats.get("partially_suppressed_chunks"),
                 "removed_chunks": safe.release.stats.get("suppressed_chunks"),
