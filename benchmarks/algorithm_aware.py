@@ -24,7 +24,10 @@ attack pins on the plain release (k = 5, m = 2) with VERPART's published
 order and with ``verpart_order=random``.
 
 Prints one JSON object per row and writes them all to ``--json`` with the
-load average. CPU seconds (``time.process_time``) of this process only.
+load average; ``--markdown FILE`` replaces the tables between the
+``algorithm-aware`` markers of FILE (``--from-json`` redraws them from a JSON
+file without measuring again). CPU seconds (``time.process_time``) of this
+process only.
 """
 
 from __future__ import annotations
@@ -72,6 +75,17 @@ def summary(findings: list[Any]) -> dict[str, Any]:
     return {k: v for k, v in findings[0].evidence.items() if k != "adversary"} if findings else {}
 
 
+def removal_reasons(runs: list[dict[str, Any]]) -> dict[str, int]:
+    """Chunks the sanitizer removed, by the precondition that failed (``C``: the
+    hardened step A could not reach its goal), from its trail notes."""
+    out: dict[str, int] = {}
+    for run in runs:
+        for action in run["chunks"]:
+            for reason in action.get("failed_preconditions", []):
+                out[reason] = out.get(reason, 0) + 1
+    return out
+
+
 def measure_release(outcome: Outcome, data: Any) -> dict[str, Any]:
     """The three attacks on one release."""
     release, evidence = outcome.release, Evidence(original=data, trail=outcome.trail)
@@ -106,6 +120,7 @@ def rows_for(registry: Any, name: str, ks: list[int]) -> list[dict[str, Any]]:
                 "rlm": round(rlm_between(plain.release, safe.release), 4),
                 "partially_suppressed_chunks": safe.release.stats.get("partially_suppressed_chunks"),
                 "removed_chunks": safe.release.stats.get("suppressed_chunks"),
+                "removed_by_reason": removal_reasons(safe.trail.notes.get(sanitizer, [])),
                 "seconds_disassociation": plain_s,
                 "seconds_sanitizer": safe_s,
                 **measure_release(safe, data),
@@ -132,13 +147,66 @@ def order_rows(registry: Any) -> list[dict[str, Any]]:
     return rows
 
 
+BEGIN, END = "<!-- algorithm-aware:begin -->", "<!-- algorithm-aware:end -->"
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part:,} ({100 * part / whole:.1f} %)" if whole else "0"
+
+
+def tables(out: dict[str, Any]) -> str:
+    """The Markdown tables of docs/results/algorithm-aware.md."""
+    lines = [
+        "| dataset | k | sanitizer | RLM % | repaired chunks | repaired with 1 pre-image | chunks with an item "
+        "covered in every pre-image | fewest pre-images | untouched chunks that look repaired | records pinned "
+        "(minimality) | forced pairs (partial) | CPU s sanitizer / preimage / minimality / forced |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in out["rows"]:
+        p, s = r["preimage"], r["seconds"]
+        repaired = p.get("repaired_per_trail", 0)
+        unique = p.get("chunks_with_one_preimage", 0) if p.get("fewest_preimages") == 1 else 0
+        lines.append(
+            f"| {r['dataset']} | {r['k']} | {r['sanitizer']} | {100 * r['rlm']:.1f} | {repaired:,} | "
+            f"{_pct(min(unique, repaired), repaired)} | {p.get('chunks_covered_in_every_preimage', 0):,} | "
+            f"{p.get('fewest_preimages', 0)} | {p.get('untouched_with_preimages', 0):,} | "
+            f"{r['minimality'].get('records_pinned', 0):,} | {r['forced'].get('forced_pairs', 0):,} "
+            f"({r['forced'].get('forced_pairs_partial', 0):,}) | {r['seconds_sanitizer']} / {s['preimage']} / "
+            f"{s['minimality']} / {s['forced']} |"
+        )
+    if out.get("order"):
+        lines += [
+            "",
+            "| dataset | verpart_order | itemsets pinned | clusters with pins | records pinned "
+            "| clusters exact / bound | CPU s |",
+            "|---|---|---:|---:|---:|---|---:|",
+        ]
+        for r in out["order"]:
+            lines.append(
+                f"| {r['dataset']} | {r['verpart_order']} | {r['pinned_itemsets']:,} | {r['clusters_with_pins']:,} | "
+                f"{r['records_pinned']:,} | {r['clusters_exact']:,} / {r['clusters_bound']:,} | {r['seconds']} |"
+            )
+    return "\n".join(lines)
+
+
+def write_tables(out: dict[str, Any], path: str) -> None:
+    text = Path(path).read_text(encoding="utf-8")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    write_text_atomic(path, text[:start] + "\n" + tables(out) + "\n" + text[end:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ks", default="3,4,5,6")
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--order", action="store_true", help="also measure the VERPART order (item 4)")
     parser.add_argument("--json", default=None, help="write every row here")
+    parser.add_argument("--markdown", default=None, help="replace the tables between the markers of this file")
+    parser.add_argument("--from-json", default=None, help="draw the tables from this JSON file, measure nothing")
     args = parser.parse_args()
+    if args.from_json:
+        write_tables(json.loads(Path(args.from_json).read_text(encoding="utf-8")), args.markdown)
+        return
     registry = load_registry()
     ks = [int(k) for k in args.ks.split(",")]
     load = os.getloadavg()
@@ -149,6 +217,8 @@ def main() -> None:
     out["load_average_at_end"] = [round(x, 1) for x in os.getloadavg()]
     if args.json:
         write_text_atomic(args.json, json.dumps(out, indent=1) + "\n")
+    if args.markdown:
+        write_tables(out, args.markdown)
 
 
 if __name__ == "__main__":

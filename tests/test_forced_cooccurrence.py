@@ -37,7 +37,7 @@ def places(release: Release, scope: str, label: str) -> int:
     return count
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.booleans().flatmap(lambda nested: tiny_releases(nested=nested)))
 def test_forced_pairs_are_the_minimum_over_every_reconstruction(release: Release) -> None:
     # a term on one record co-occurs least, so the minimum needs no larger term cap

@@ -148,7 +148,7 @@ CONFIGS = st.sampled_from(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(CONFIGS, st.integers(2, 3), st.integers(2, 3), st.integers(0, 3), st.booleans(), st.data())
 def test_preimages_match_brute_force(config, k, m, slack, hardened, data) -> None:
     items, records = config
