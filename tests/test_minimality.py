@@ -125,7 +125,7 @@ def test_the_issues_example() -> None:
     but exactly 1 in every reconstruction VERPART maps to this release."""
     registry = load_registry()
     data = Dataset.from_records([["2"], ["1", "2", "3"], ["1"], ["3"], ["3"]])
-    params = {"k": 2, "m": 2, "partitioner": "horpart", "refine": False}
+    params = {"k": 2, "m": 2, "partitioner": "horpart", "refiner": "none"}
     out = run_method(registry, data, "disassociation", params, Context())
     (cluster,) = out.release.clusters
     assert sorted(map(sorted, cluster.record_chunks)) == [[["1"], ["1"]], [["2"], ["2"]], [["3"], ["3"], ["3"]]]

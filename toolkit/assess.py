@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from .claims import ADVERSARIES, WP29_CRITERIA, Claim, adversary_strength
 from .components import Attack, ClaimModel, Component, Evidence, Metric, Verifier
 from .context import Context
-from .errors import MissingEvidence, ParameterError, UserError
+from .errors import EXIT_INTERNAL, MissingEvidence, ParameterError, PluginFault, UserError
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
@@ -84,7 +84,9 @@ def check_options(components: Sequence[Component], options: Mapping[str, Any], w
 
 @dataclass
 class ComponentFailure:
-    """A component that raised: which one, which plugin, and the error."""
+    """A component that raised (or broke its contract): which one, the plugin at
+    fault, and what went wrong (``error`` completes "metric 'x' ...": ``raised
+    ZeroDivisionError in compute(): division by zero``)."""
 
     kind: str
     name: str
@@ -94,7 +96,8 @@ class ComponentFailure:
 
     @property
     def sentence(self) -> str:
-        return f"{self.kind.replace('_', ' ')} {self.name!r} of plugin {self.plugin!r} failed: {self.error}"
+        """The one sentence of the error contract, as the CLI prints a plugin fault."""
+        return f"plugin {self.plugin!r}: {self.kind.replace('_', ' ')} {self.name!r} {self.error}".rstrip(".") + "."
 
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind, "name": self.name, "plugin": self.plugin, "error": self.error}
@@ -104,22 +107,26 @@ def call_component(
     registry: Registry, component: Component, call: Callable[[], T]
 ) -> tuple[T | None, ComponentFailure | None]:
     """Run ``call`` (a call into ``component``'s code): its result, or the
-    :class:`ComponentFailure` when it raised. A
+    :class:`ComponentFailure` when it raised or returned what its contract
+    forbids (the registry's guard reports both as a
+    :class:`~privtool.errors.PluginFault` naming the plugin at fault, which may
+    be another component's the call went through). A
     :class:`~privtool.errors.UserError` (bad input or missing evidence) is not a
     component failure and propagates."""
     try:
         return call(), None
     except UserError:
         raise
-    except Exception as exc:  # any failure of plugin code is recorded, never a crash of the run
+    except PluginFault as fault:
+        failure = ComponentFailure(component.kind, component.name, fault.plugin, fault.problem, fault.details)
+        return None, failure
+    except Exception as exc:  # not through a guarded view: still recorded, never a crash of the run
         try:
             plugin = registry.owner(component.kind, component.name)
         except KeyError:
             plugin = "unregistered"
-        failure = ComponentFailure(
-            component.kind, component.name, plugin, f"{type(exc).__name__}: {exc}", traceback.format_exc()
-        )
-        return None, failure
+        error = f"raised {type(exc).__name__}: {' '.join(str(exc).split())}"
+        return None, ComponentFailure(component.kind, component.name, plugin, error, traceback.format_exc())
 
 
 # ------------------------------------------------------------------ results
@@ -257,9 +264,10 @@ class MetricResult:
     values: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
     seconds: float = 0.0
+    failure: ComponentFailure | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "failure"}
 
 
 @dataclass
@@ -321,6 +329,7 @@ class Assessment:
         runs = [*(run for claim in self.claims for run in claim.runs), *self.integrity]
         found = [run.failure for run in runs if run.failure is not None]
         found += [run.failure for run in self.attacks if run.failure is not None]
+        found += [m.failure for m in self.metrics if m.failure is not None]
         return found
 
     @property
@@ -343,7 +352,10 @@ class Assessment:
 
     @property
     def exit_code(self) -> int:
-        """0 for PASS, 1 for FAIL or INCOMPLETE (docs/design.md, "Error contract")."""
+        """0 for PASS, 1 for FAIL or INCOMPLETE, 3 when a component failed (the
+        rest still ran and is reported; docs/design.md, "Error contract")."""
+        if self.failures:
+            return EXIT_INTERNAL
         return 0 if self.verdict == "PASS" else 1
 
     @property
@@ -673,7 +685,9 @@ def run_metrics(
             continue
         seconds = round(time.perf_counter() - started, 3)
         if failure is not None:
-            results.append(MetricResult(metric.name, "error", reason=failure.sentence, seconds=seconds))
+            results.append(
+                MetricResult(metric.name, "error", reason=failure.sentence, seconds=seconds, failure=failure)
+            )
         else:
             results.append(MetricResult(metric.name, "ok", values or {}, seconds=seconds))
     return results

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from privtool.arrays import csr_distinct
+from privtool.claims import Claim
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -26,7 +27,7 @@ from privtool.params import K, M, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
-from .apriori import ORDERS, AaResult, apriori_anonymize
+from .apriori import COSTS, ORDERS, AaResult, apriori_anonymize
 
 ORDER = Param(
     "order",
@@ -37,11 +38,27 @@ ORDER = Param(
     choices=ORDERS,
 )
 
+COST = Param(
+    "cost",
+    str,
+    "ncp",
+    "what a repair minimises: ncp (the exact increase of NCP) or leaves (the sum of the leaf counts of the "
+    "raised nodes, as the public Python AA orders candidate cuts)",
+    choices=COSTS,
+)
+
 
 class Aa(Anonymizer):
     name = "aa"
     summary = "AA: k^m-anonymity by Apriori-based global generalisation through a hierarchy (Terrovitis et al. 2008)"
-    params = (K, M, HIERARCHY, HIERARCHY_FORMAT, ORDER)
+    params = (K, M, HIERARCHY, HIERARCHY_FORMAT, ORDER, COST)
+
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """k^m-anonymity of the published records, against an adversary who
+        knows up to m items of a person and the release (not the algorithm: a
+        global cut chosen by a deterministic greedy can tell an algorithm-aware
+        adversary more, so that is not claimed)."""
+        return [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         k, m = params["k"], params["m"]
@@ -54,7 +71,7 @@ class Aa(Anonymizer):
                 "no k^m-anonymous release exists."
             )
         with ctx.stage(f"{self.name}: apriori generalisation (levels 1..{m})", None):
-            result = apriori_anonymize(hier, dataset.indptr, occ_leaf, k, m, params["order"])
+            result = apriori_anonymize(hier, dataset.indptr, occ_leaf, k, m, params["order"], params["cost"])
         published = result.gen[occ_leaf]
         indptr, nodes = csr_distinct(dataset.indptr, published)
         _check_km(indptr, nodes, k, m, hier.n_nodes)
@@ -104,7 +121,7 @@ def _outcome(
             "item_occurrences_in": dataset.n_occurrences,
             "item_occurrences_published": len(nodes),
             "published_nodes": len(cut),
-            "generalised_items": int((~hier.is_leaf[cut]).sum()),
+            "published_internal_nodes": int((~hier.is_leaf[cut]).sum()),
             "ncp": ncp_value,
             "ncp_percent": 100.0 * ncp_value,
         },

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privtool.chain import ChunkedCluster
 from privtool.context import SeedSplitter
-
-from .model import ChunkedCluster
 
 
 @dataclass

@@ -24,6 +24,7 @@ from .common import (
     app,
     load_evidence,
     options_and_format_options,
+    report_failures,
     run_options,
     running,
     stderr_console,
@@ -108,4 +109,5 @@ def command(
         write_text_atomic(output, RENDERERS[report_format](audit))
         if not run.quiet:
             stderr_console().print(f"Verdict: {audit.verdict}. Report written to {output}", markup=False)
+    report_failures(ctx, audit.assessment.failures)
     return audit.assessment.exit_code
