@@ -131,7 +131,9 @@ def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, y
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(ys) :]:
         ax.set_visible(False)
-    axes.flat[0].legend(fontsize="small")
+    # one legend for all panels, outside them, so that no line is hidden behind it
+    handles, names = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside right upper", fontsize="small")
     stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in group)
     plots = out_dir / "plots"
     plots.mkdir(exist_ok=True)
