@@ -39,7 +39,8 @@ cross-chunk pair supports, :func:`~privtool.plugins.disassociation.verpart.rando
 The bound takes a random order as unknown (any term of ``A`` may have come
 before ``t``, and either of two chunks may have been built first); the exact
 mode draws, for each reconstruction, the order VERPART would have used on it
-(the seed is in the release's provenance), so it stays exact.
+when the release's provenance publishes the seed, and tries every order
+otherwise (counted in the enumeration's size), so it stays exact.
 
 Releases that went through a safe-disassociation sanitizer: the bound runs with
 the published cluster sizes (ghost records only lower the pigeonhole bound, so
@@ -253,12 +254,13 @@ def _layouts(rows: list[list[str]], size: int) -> Iterator[tuple[tuple[str, ...]
     yield from rec()
 
 
-def exact_pins(chunks: ClusterChunks, k: int, m: int, shuffled: bool, seed: int) -> list[Pin]:
+def exact_pins(chunks: ClusterChunks, k: int, m: int, shuffled: bool, seed: int | None) -> list[Pin]:
     """Pins by enumeration: every layout of the chunks, VERPART run on each
     (in the paper's order, or with ``shuffled`` in the order
     :func:`~privtool.plugins.disassociation.verpart.random_order` draws for
-    that very layout), and the largest support of each cross-chunk itemset over
-    the layouts VERPART maps to the release."""
+    that very layout from ``seed``, or in every order when the seed is not
+    published), and the largest support of each cross-chunk itemset over the
+    layouts VERPART maps to the release."""
     n = chunks.size
     labels = sorted({x for items in chunks.items for x in items}, key=label_sort_key)
     ids = {x: i for i, x in enumerate(labels)}
@@ -281,8 +283,13 @@ def exact_pins(chunks: ClusterChunks, k: int, m: int, shuffled: bool, seed: int)
         terms = ClusterTerms(
             ids=np.arange(len(labels)), bits=[bits[x] for x in labels], supports=supports, rare=np.zeros(0, int)
         )
-        order = random_order(seed, terms).tolist() if shuffled else None
-        if set(greedy_chunks(terms, k, m, order)) != domains:
+        if not shuffled:
+            orders: list[list[int] | None] = [None]
+        elif seed is not None:
+            orders = [random_order(seed, terms).tolist()]
+        else:
+            orders = [list(p) for p in itertools.permutations(range(len(labels)))]
+        if not any(set(greedy_chunks(terms, k, m, order)) == domains for order in orders):
             continue
         for itemset in cross:
             common = -1
@@ -349,9 +356,13 @@ def attack_cluster(release: Release, cluster: Cluster, k: int, m: int, exact_lim
     order = release_order(release)
     if len(chunks.items) < 2 or m < 2:
         return ClusterResult(cluster.id, [], "bound", True)
-    if not release.params.get("sanitizers") and reconstructions(chunks) <= exact_limit:
-        seed = int(release.provenance.get("seed", 0))
-        return ClusterResult(cluster.id, exact_pins(chunks, k, m, not order.known, seed), "exact", True)
+    seed = release.provenance.get("seed")
+    layouts = reconstructions(chunks)
+    if not order.known and seed is None:  # every try order of the terms, for each layout
+        layouts *= math.factorial(sum(len(items) for items in chunks.items))
+    if not release.params.get("sanitizers") and layouts <= exact_limit:
+        known_seed = None if seed is None else int(seed)
+        return ClusterResult(cluster.id, exact_pins(chunks, k, m, not order.known, known_seed), "exact", True)
     pins, consistent = bound_pins(chunks, order, k, m)
     return ClusterResult(cluster.id, pins, "bound", consistent)
 
