@@ -12,7 +12,6 @@ format, and evidence drawn from the original data is withheld unless
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
@@ -20,7 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..assess import CriterionResult
+from ..assess import Assessment, CriterionResult
 from ..assessment_tables import attack_headline, claim_evidence, print_integrity, print_structure, redact, styled
 from ..evidence_text import evidence_text
 from ..results import Finding
@@ -43,14 +42,19 @@ def metric_rows(audit: Audit) -> list[tuple[str, str]]:
     ]
 
 
-def criterion_cell(status: str, claims: list[str], exposure: list[str]) -> str:
-    """The text of one criterion cell, after its status."""
-    parts = [f"claims: {', '.join(claims)}" if claims else "no claim addresses it"]
-    parts += [f"measured: {e}" for e in exposure]
+def criterion_cell(assessment: Assessment, criterion: CriterionResult) -> str:
+    """The text of one criterion cell, after its status: the claims that
+    address it (or what the release claims instead) and the measured exposure."""
+    if criterion.claims:
+        parts = [f"claims: {', '.join(criterion.claims)}"]
+    else:
+        stated = ", ".join(sorted({c.claim.model for c in assessment.claims})) or "nothing"
+        parts = [f"no claim addresses it (the release claims {stated})"]
+    parts += [f"measured: {e}" for e in criterion.exposure]
     return "; ".join(parts)
 
 
-def print_criteria(console: Console, criteria: Sequence[CriterionResult]) -> None:
+def print_criteria(console: Console, assessment: Assessment) -> None:
     """The criteria table: one row per WP29 criterion, one column per adversary
     model (so the algorithm-aware column is there for every release, NOT
     PROTECTED where no claim covers it)."""
@@ -58,12 +62,12 @@ def print_criteria(console: Console, criteria: Sequence[CriterionResult]) -> Non
     table.add_column("criterion")
     for adversary in ADVERSARY_TITLES.values():
         table.add_column(adversary, overflow="fold")
-    by_key = {(c.criterion, c.adversary): c for c in criteria}
+    by_key = {(c.criterion, c.adversary): c for c in assessment.criteria()}
     for criterion, title in CRITERION_TITLES.items():
         cells = []
         for adversary in ADVERSARY_TITLES:
             c = by_key[(criterion, adversary)]
-            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(c.status, c.claims, c.exposure)))
+            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(assessment, c)))
         table.add_row(title, *cells)
     console.print(table)
 
@@ -84,7 +88,7 @@ def render_terminal(audit: Audit, console: Console) -> None:
     for note in result.notes:
         console.print(Text(note, style="yellow"))
     print_structure(console, result)
-    print_criteria(console, audit.criteria)
+    print_criteria(console, result)
     if result.claims:
         claims = Table(title="Claims")
         for column in ("claim", "adversary", "status", "what it promises", "evidence"):
@@ -102,12 +106,14 @@ def render_terminal(audit: Audit, console: Console) -> None:
         console.print(Text(f"Lost: {loss.sentence}"))
     rows = metric_rows(audit)
     if rows:
-        table = Table(title="Utility metrics", caption=" ".join(audit.metric_notes.values()) or None)
+        table = Table(title="Utility metrics")
         table.add_column("metric")
         table.add_column("value", justify="right")
         for name, value in rows:
             table.add_row(Text(name), value)
         console.print(table)
+        for name, note in audit.metric_notes.items():
+            console.print(Text(f"{name}: {note}"))
     for run in result.attacks:
         console.print(Text(f"attack {attack_headline(run)}", style="bold"))
         if run.exposure:
@@ -171,9 +177,7 @@ def render_markdown(audit: Audit) -> str:
     for criterion, title in CRITERION_TITLES.items():
         cells = [by_key[(criterion, a)] for a in adversaries]
         lines.append(
-            f"| {title} | "
-            + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(c.status, c.claims, c.exposure))}" for c in cells)
-            + " |"
+            f"| {title} | " + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(audit.assessment, c))}" for c in cells) + " |"
         )
     lines += ["", *(f"- {CRITERION_TITLES[c]}: _{q}_" for c, q in CRITERION_QUESTIONS.items()), ""]
     if result.structure:

@@ -122,7 +122,7 @@ def command(
         print_structure(console, result)
         print_claims(console, result)
         if not result.structure:
-            print_criteria(console, result.criteria())
+            print_criteria(console, result)
         print_integrity(console, result)
         console.print(f"release SHA-256 {release_sha}", markup=False)
         console.print(

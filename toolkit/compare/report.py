@@ -31,6 +31,7 @@ def columns(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]
         "repeat",
         "seed",
         "seconds",
+        "verdict",
         "verified",
         "certified",
         "refuted",
@@ -56,7 +57,7 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], cols: Sequence[str]
 
 def measures(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]:
     """Numeric columns that vary across the runs (a constant is not worth a plot)."""
-    skip = {"cell", "method", "repeat", "seed", "verified", "refuted", *axes}
+    skip = {"cell", "method", "repeat", "seed", "verdict", "verified", "refuted", *axes}
     out = []
     for col in columns(rows, axes):
         if col in skip:
