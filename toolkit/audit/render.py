@@ -176,9 +176,8 @@ def render_markdown(audit: Audit) -> str:
     by_key = {(c.criterion, c.adversary): c for c in audit.criteria}
     for criterion, title in CRITERION_TITLES.items():
         cells = [by_key[(criterion, a)] for a in adversaries]
-        lines.append(
-            f"| {title} | " + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(audit.assessment, c))}" for c in cells) + " |"
-        )
+        texts = [f"**{c.status}**: {md_escape(criterion_cell(audit.assessment, c))}" for c in cells]
+        lines.append(f"| {title} | " + " | ".join(texts) + " |")
     lines += ["", *(f"- {CRITERION_TITLES[c]}: _{q}_" for c, q in CRITERION_QUESTIONS.items()), ""]
     if result.structure:
         lines += ["## Structure", "", "| where | problem |", "|---|---|"]
