@@ -389,7 +389,7 @@ class Assessment:
             for adversary in ADVERSARIES:
                 addressing = [c for c in self.claims if criterion in c.criteria and c.claim.covers(adversary)]
                 exposure = [
-                    run.exposure or _counts(run)
+                    _exposure(run)
                     for run in self.attacks
                     if criterion in run.criteria and adversary_strength(run.adversary) <= adversary_strength(adversary)
                 ]
@@ -428,10 +428,13 @@ class Assessment:
         }
 
 
-def _counts(run: AttackRun) -> str:
+def _exposure(run: AttackRun) -> str:
+    """What one attack measured, for a criterion: its exposure sentence (or its
+    counts) and how many of its findings breach a claim or lie outside every claim."""
     if run.failure is not None:
         return f"{run.attack}: not measured ({run.failure.error})"
-    return f"{run.attack}: {run.breaches} breach(es), {run.risks} risk(s) in {len(run.findings)} finding(s)"
+    counts = f"{run.breaches} breach(es), {run.risks} risk(s) outside the claims"
+    return f"{run.attack}: {run.exposure} ({counts})" if run.exposure else f"{run.attack}: {counts}"
 
 
 # ------------------------------------------------------------------ engine

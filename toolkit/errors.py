@@ -53,8 +53,10 @@ class OutputError(UserError):
     """An output cannot be written as asked (e.g. a label its format cannot hold)."""
 
 
-class ParameterError(UserError):
-    """A parameter is missing, of the wrong type or out of range."""
+class ParameterError(UserError, ValueError):
+    """A parameter is missing, of the wrong type or out of range, or a name
+    (of a method, a component, an option) is unknown. A :class:`ValueError`
+    too, so that Python callers of :mod:`privtool` can catch it as one."""
 
 
 class NoSolution(ParameterError):
@@ -64,6 +66,12 @@ class NoSolution(ParameterError):
 
 class PluginError(UserError):
     """Plugins clash (two claim one component name) or a component is unknown."""
+
+
+class UnknownComponent(PluginError, ParameterError):
+    """No registered plugin provides a component of this kind and name (an
+    unknown ``--method``, ``--sanitizer``, ``--attack``...): a plugin error and
+    a parameter error alike."""
 
 
 class MissingEvidence(UserError):

@@ -115,6 +115,14 @@ def merge_specs(groups: Iterable[Sequence[Param]]) -> list[Param]:
     return list(merged.values())
 
 
+def unknown_option(owner: str, option: str, spec: Sequence[Param]) -> ParameterError:
+    """The error for an ``option`` (``--zz``) that ``owner`` does not declare,
+    listing the options it does: the same sentence from the command line and
+    from Python."""
+    known = ", ".join(sorted(p.option for p in spec)) or "none"
+    return ParameterError(f"{owner} has no option {option} (its options: {known}).")
+
+
 def resolve(spec: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict[str, Any]:
     """Check ``given`` against ``spec`` and fill in defaults.
 
@@ -124,8 +132,7 @@ def resolve(spec: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict
     known = {p.name: p for p in spec}
     for name in given:
         if name not in known:
-            option = "--" + name.replace("_", "-")
-            raise ParameterError(f"{owner} has no option {option}.")
+            raise unknown_option(owner, "--" + name.replace("_", "-"), spec)
     values: dict[str, Any] = {}
     for param in spec:
         if param.name in given and given[param.name] is not None:

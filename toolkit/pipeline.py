@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
-from .atomic import write_text_atomic
+from .atomic import write_texts_atomic
 from .claims import Claim
 from .components import NO_STAGE, Anonymizer, Bound, Component, Outcome, Sanitizer, Stage
 from .context import Context
@@ -34,7 +34,7 @@ from .isolation import describe, plugin_of
 from .params import Param, merge_specs, resolve
 from .registry import Registry
 from .release import json_text, release_from_json
-from .trail import trail_from_json, write_trail
+from .trail import trail_from_json
 
 
 def stage_param(registry: Registry, stage: Stage) -> Param:
@@ -193,10 +193,12 @@ def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed:
 def write_outcome(
     outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None
 ) -> None:
-    """Write the stamped release (and, when asked, its trail) atomically."""
-    write_text_atomic(release_path, outcome.release_text or outcome.release.dumps())
+    """Write the stamped release (and, when asked, its trail) atomically, the
+    two as a unit: both files or neither."""
+    files: list[tuple[str | os.PathLike[str], str]] = [(release_path, outcome.release_text or outcome.release.dumps())]
     if trail_path is not None:
-        write_trail(outcome.trail, trail_path)
+        files.append((trail_path, outcome.trail.dumps()))
+    write_texts_atomic(files)
 
 
 def run_chain(

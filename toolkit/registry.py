@@ -54,7 +54,7 @@ from .components import (
     VerticalChunker,
 )
 from .contracts import check_component
-from .errors import PluginError, PluginFault
+from .errors import PluginError, PluginFault, UnknownComponent
 from .isolation import Guarded, call_plugin, describe
 
 BUILTIN_PLUGINS: dict[str, str] = {
@@ -306,13 +306,13 @@ class Registry:
     @overload
     def get(self, kind: str, name: str) -> Component: ...
     def get(self, kind: str, name: str) -> Any:
-        """The (guarded) component of ``kind`` called ``name``; a
-        :class:`PluginError` that lists the known names otherwise."""
+        """The (guarded) component of ``kind`` called ``name``; an
+        :class:`UnknownComponent` error that lists the known names otherwise."""
         try:
             return self._components[kind][name]
         except KeyError:
             known = ", ".join(self.names(kind)) or "none installed"
-            raise PluginError(f"unknown {kind.replace('_', ' ')} {name!r} (known: {known}).") from None
+            raise UnknownComponent(f"unknown {kind.replace('_', ' ')} {name!r} (known: {known}).") from None
 
     def owner(self, kind: str, name: str) -> str:
         return str(self._components[kind][name].plugin)

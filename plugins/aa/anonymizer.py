@@ -96,6 +96,8 @@ def _outcome(
     indptr: np.ndarray,
     nodes: np.ndarray,
 ) -> Outcome:
+    """The release (every record as its published labels) and the trail (each
+    input record's group of identical published records, see the module docstring)."""
     rank = hier.label_rank
     order = np.lexsort((rank[nodes], np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))))
     ranks = rank[nodes][order].tolist()
@@ -107,7 +109,7 @@ def _outcome(
     group_id = {form: f"g{i}" for i, form in enumerate(distinct)}
     group_labels = {group_id[form]: [label_of_rank[r] for r in form] for form in distinct}
     cluster_of_record: list[str | None] = [group_id[form] for form in forms]
-    records = [group_labels[g] for g in cluster_of_record if g is not None]
+    records = [group_labels[group_id[form]] for form in forms]
     ncp_value = float(hier.ncp[published].mean()) if len(published) else 0.0
     cut = np.unique(published)
     release = Release(

@@ -26,7 +26,7 @@ from ..dataset import Dataset
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
 from ..io import choose_format, read_dataset
-from ..params import Param
+from ..params import Param, unknown_option
 from ..progress import RichProgress
 from ..registry import Registry, load_registry
 from ..trail import read_trail
@@ -176,8 +176,7 @@ def parse_component_options(args: Sequence[str], spec: Sequence[Param], owner: s
         param = by_option.get(name)
         if param is None:
             if word.startswith("-"):
-                known = ", ".join(sorted(by_option)) or "none"
-                raise ParameterError(f"{owner} has no option {name} (its options: {known}).")
+                raise unknown_option(owner, name, spec)
             raise ParameterError(f"unexpected argument {word!r}.")
         if eq:
             values[param.name] = inline
