@@ -25,7 +25,7 @@ from privtool.hookspecs import hookimpl
 from privtool.pipeline import run_method, write_outcome
 from privtool.registry import Registry, load_registry
 from privtool.release import Release
-from privtool.verify.records_km import KmAnonymityOfRecords
+from privtool.verifiers.records_km import KmAnonymityOfRecords
 
 REPO = Path(__file__).resolve().parent.parent
 EDGES = [
