@@ -134,10 +134,10 @@ def apply_sanitizers(
 
 def check_release(registry: Registry, outcome: Outcome, producer: Component, original: Dataset | None) -> None:
     """Before anything is written: the release ``producer`` made (the last
-    component of a chain) is well formed (:func:`privtool.verify.structure.check_structure`,
+    component of a chain) is well formed (:func:`privtool.verifiers.structure.check_structure`,
     against the ``original`` when known: claims well formed, ...); a problem is
     a fault of the producer's plugin."""
-    from .verify.structure import check_structure
+    from .verifiers.structure import check_structure
 
     models = {model.name: model for model in registry.all("claim_model")}
     problems = check_structure(outcome.release, original, models=models)

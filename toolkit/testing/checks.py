@@ -399,10 +399,10 @@ def _outcomes(
 
 
 def check_stats(subject: Subject) -> None:
-    """The release as written is well formed (:func:`privtool.verify.structure.check_structure`,
+    """The release as written is well formed (:func:`privtool.verifiers.structure.check_structure`,
     against the original) and its stats agree with its content and the input,
     on the small dataset and tiny ones."""
-    from ..verify.structure import check_structure
+    from ..verifiers.structure import check_structure
 
     models = {model.name: model for model in subject.registry.all("claim_model")}
     for datasets, tiny in (([small_dataset()], False), (tiny_datasets()[:4], True)):
