@@ -104,11 +104,21 @@ def test_sanitize_errors_are_one_sentence_exit_2(run_cli, tmp_path) -> None:
         (("sanitize", tmp_path / "missing.json", "--sanitizer", "safe-disassociation", "-o", out), "no such release"),
         (("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", out, "--k", "1"), "--k must be at least 2"),
         (("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", out, "--bogus", "1"), "no option --bogus"),
+        (
+            ("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", out, "--m", "1"),
+            "--m 1: safe disassociation",
+        ),
+        (
+            ("sanitize", plain, "--sanitizer", "safe-disassociation-hardened", "-o", out, "--min-preimages", "1"),
+            "--min-preimages must be at least 2",
+        ),
     ]
     for args, message in cases:
         result = run_cli(*args)
         assert result.code == 2, args
-        assert message in result.err and "Traceback" not in result.err
+        assert message in result.err and "Traceback" not in result.err, result.err
+        assert len(result.err.strip().splitlines()) == 1
+        assert not out.exists()
     other = tmp_path / "other.trail.json"
     write_trail(Trail(release_sha256="0" * 64), other)
     result = run_cli("sanitize", plain, "--sanitizer", "safe-disassociation", "-o", out, "--trail", other)
@@ -122,3 +132,22 @@ def test_sanitize_errors_are_one_sentence_exit_2(run_cli, tmp_path) -> None:
     result = run_cli("sanitize", sanitized, "--sanitizer", "safe-disassociation", "-o", out)
     assert result.code == 2 and "applies to disassociated" in result.err
     assert not out.exists()
+
+
+def test_hardened_sanitizer_from_the_command_line(run_cli, tmp_path) -> None:
+    """The hardened release claims cover-freedom against the algorithm-aware
+    adversary, and verify proves it (the criteria table has both columns)."""
+    plain = _write(tmp_path)
+    out = tmp_path / "hard.json"
+    result = run_cli("sanitize", plain, "--sanitizer", "safe-disassociation-hardened", "-o", out, "-q")
+    assert result.code == 0, result.err
+    claims = json.loads(out.read_text())["claims"]
+    assert {"model": "cover-freedom", "m": 2, "adversary": "algorithm-aware"} in claims
+    verified = run_cli("verify", out, "--json")
+    assert verified.code == 0, verified.out
+    report = json.loads(verified.out)
+    claim = next(c for c in report["claims"] if c["claim"]["model"] == "cover-freedom")
+    assert [run["verifier"] for run in claim["verifiers"]] == ["cover-freedom-algorithm-aware"]
+    rows = {(c["criterion"], c["adversary"]): c["status"] for c in report["criteria"]}
+    assert rows[("inference", "algorithm-aware")] == "PASS"
+    assert rows[("singling-out", "algorithm-aware")] == "NOT PROTECTED"

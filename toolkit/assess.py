@@ -7,7 +7,8 @@ and what the result means (docs/design.md, "Claims and the assessment engine").
 1. **structure** (:func:`privtool.verifiers.structure.check_structure`); a problem
    stops everything else and the verdict is FAIL;
 2. **claims**: each claim of the release is checked by every verifier whose
-   ``proves`` holds its model and whose ``applies_to`` holds the release kind,
+   ``proves`` holds its model, whose ``adversaries`` hold the claim's adversary
+   and whose ``applies_to`` holds the release kind,
    with the claim's parameters (a stricter ``--k``/``--m`` may replace them; a
    weaker one leaves the claim unverified);
 3. **integrity checks**: the verifiers that prove no model;
@@ -485,7 +486,9 @@ def _checked_params(
     return checked, weaker
 
 
-def _claim_status(runs: Sequence[VerifierRun], weaker: Sequence[str], only: Sequence[str]) -> tuple[str, str]:
+def _claim_status(
+    runs: Sequence[VerifierRun], weaker: Sequence[str], only: Sequence[str], adversary: str = ADVERSARIES[0]
+) -> tuple[str, str]:
     """A claim's status and reason from its verifier runs (before attacks)."""
     refuted = [run for run in runs if run.outcome == "refuted"]
     if refuted:
@@ -499,7 +502,9 @@ def _claim_status(runs: Sequence[VerifierRun], weaker: Sequence[str], only: Sequ
         return "unknown", f"{unknown[0].verifier} hit its time bound"
     if not runs:
         return "unverified", (
-            "no verifier selected by --only proves it" if only else "no installed verifier proves it for this kind"
+            "no verifier selected by --only proves it"
+            if only
+            else f"no installed verifier proves it for this kind against the {adversary} adversary"
         )
     open_runs = [run for run in runs if run.outcome == "not checked"]
     if open_runs:
@@ -532,14 +537,18 @@ def assess_claims(
     overrides: Mapping[str, Any],
     only: Sequence[str],
 ) -> list[ClaimResult]:
-    """Step 2: every claim with the verifiers that prove its model."""
+    """Step 2: every claim with the verifiers that prove its model against its adversary."""
     models = {m.name: m for m in registry.all("claim_model")}
     verifiers = [v for v in registry.all("verifier") if release.kind in v.applies_to]
     results = []
     for claim in release.claims:
         model = models[claim.model]  # structure checked that every model is registered
         checked, weaker = _checked_params(claim, model, overrides)
-        provers = [v for v in verifiers if claim.model in v.proves and (not only or v.name in only)]
+        provers = [
+            v
+            for v in verifiers
+            if claim.model in v.proves and claim.adversary in v.adversaries and (not only or v.name in only)
+        ]
         runs = []
         for verifier in provers:
             own = {p.name for p in verifier.params}
@@ -547,7 +556,7 @@ def assess_claims(
             params.update({name: value for name, value in checked.items() if name in own})
             with ctx.stage(f"verify {claim.label} with {verifier.name}"):
                 runs.append(_verify_once(registry, verifier, release, evidence, params, ctx))
-        status, reason = _claim_status(runs, weaker, only)
+        status, reason = _claim_status(runs, weaker, only, claim.adversary)
         results.append(ClaimResult(claim, model.statement(claim), tuple(model.criteria), status, reason, checked, runs))
     return results
 

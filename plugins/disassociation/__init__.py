@@ -3,8 +3,8 @@ strategies of the strategies paper (Sustainability 15:7447, 2023).
 
 Registers, as a plugin like any other:
 
-* partitioners ``horpart``, ``suppression``, ``adding``, ``remaining-list``
-  (:mod:`.horpart`);
+* partitioners ``horpart``, ``horpart-literal``, ``suppression``, ``adding``,
+  ``adding-skip-sibling``, ``remaining-list`` (:mod:`.horpart`);
 * the vertical chunker ``verpart`` (:mod:`.verpart`);
 * the refiner ``refine`` (:mod:`.refine`);
 * the anonymizer ``disassociation``: a chain of registered stages, each chosen
@@ -44,19 +44,29 @@ from .horpart import STRATEGIES, partition
 from .publish import build_outcome
 from .refine import refine
 from .tlost import release_k, tlost
-from .verpart import verpart, verpart_batch
+from .verpart import ORDERS, verpart, verpart_batch
 
 MAX_CLUSTER_SIZE = Param(
     "max_cluster_size", int, 30, "HORPART splits a group of records until it has at most this many.", min=2
 )
+VERPART_ORDER = Param(
+    "verpart_order",
+    str,
+    "support",
+    "Order VERPART tries a cluster's terms in: support (the paper's: support descending, ties by label) or random "
+    "(a shuffle per cluster drawn from the seed; see docs/attacks.md, minimality).",
+    choices=ORDERS,
+)
 
 _SUMMARIES = {
-    "horpart": (
-        "HORPART as published: recursive split on the most frequent unused term; "
-        "a split leaving fewer than k records on a side is abandoned"
-    ),
+    "horpart": "HORPART with the strategies paper's abandon rule (its section 4): a split leaving fewer than k "
+    "records on a side is abandoned",
+    "horpart-literal": "Terrovitis et al.'s HORPART as printed: every split on the most frequent unused term is "
+    "made, no k check (clusters may have fewer than k records)",
     "suppression": "HORPART that suppresses parts smaller than k (strategies paper, Algorithm 2)",
     "adding": "HORPART that adds parts smaller than k to the next part on the queue (strategies paper, Algorithm 3)",
+    "adding-skip-sibling": "adding, reading Algorithm 3's 'second cluster in Q' as the part waiting after the small "
+    "part's own sibling",
     "remaining-list": "HORPART that re-partitions the parts smaller than k together (strategies paper, Algorithm 4)",
 }
 
@@ -68,7 +78,7 @@ def check_sizes(k: int, max_cluster_size: int) -> None:
 
 
 class StrategyPartitioner(Partitioner):
-    """One of the four horizontal partitioners (see :mod:`.horpart`)."""
+    """One of the horizontal partitioners of :data:`.horpart.STRATEGIES` (see :mod:`.horpart`)."""
 
     params = (K, MAX_CLUSTER_SIZE)
 
@@ -86,16 +96,19 @@ class StrategyPartitioner(Partitioner):
 class VerPart(VerticalChunker):
     name = "verpart"
     summary = "VERPART: terms with support < k to the term chunk, the rest greedily into k^m-anonymous record chunks"
-    params = (K, M)
+    params = (K, M, VERPART_ORDER)
 
     def chunk(self, cluster: Dataset, params: dict[str, Any], ctx: Context) -> ChunkedCluster:
         """The chunks of ``cluster`` (all its records form one cluster)."""
-        return verpart(cluster.sizes, cluster.items, params["k"], params["m"])
+        order = params.get("verpart_order", "support")
+        return verpart(cluster.sizes, cluster.items, params["k"], params["m"], order, ctx.seed)
 
     def chunk_batch(self, batch: ClusterBatch, params: dict[str, Any], ctx: Context) -> list[ChunkedCluster]:
         """VERPART of every cluster of ``batch`` at once (supports and bitsets
         computed together, :func:`.verpart.cluster_terms`)."""
-        return verpart_batch((batch.cluster_sizes, batch.record_sizes, batch.items), params["k"], params["m"])
+        unit = (batch.cluster_sizes, batch.record_sizes, batch.items)
+        order = params.get("verpart_order", "support")
+        return verpart_batch(unit, params["k"], params["m"], order, ctx.seed)
 
 
 class Refine(Refiner):

@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..assess import CriterionResult
+from ..assess import Assessment, CriterionResult
 from ..assessment_tables import attack_headline, claim_evidence, print_integrity, print_structure, redact, styled
 from ..evidence_text import evidence_text
 from ..results import Finding
@@ -42,16 +42,34 @@ def metric_rows(audit: Audit) -> list[tuple[str, str]]:
     ]
 
 
-def criterion_cell(audit: Audit, criterion: CriterionResult) -> str:
+def criterion_cell(assessment: Assessment, criterion: CriterionResult) -> str:
     """The text of one criterion cell, after its status: the claims that
     address it (or what the release claims instead) and the measured exposure."""
     if criterion.claims:
         parts = [f"claims: {', '.join(criterion.claims)}"]
     else:
-        stated = ", ".join(sorted({c.claim.model for c in audit.assessment.claims})) or "nothing"
+        stated = ", ".join(sorted({c.claim.model for c in assessment.claims})) or "nothing"
         parts = [f"no claim addresses it (the release claims {stated})"]
     parts += [f"measured: {e}" for e in criterion.exposure]
     return "; ".join(parts)
+
+
+def print_criteria(console: Console, assessment: Assessment) -> None:
+    """The criteria table: one row per WP29 criterion, one column per adversary
+    model (so the algorithm-aware column is there for every release, NOT
+    PROTECTED where no claim covers it)."""
+    table = Table(title="Criteria (WP29): protected only where a claim covers them and holds")
+    table.add_column("criterion")
+    for adversary in ADVERSARY_TITLES.values():
+        table.add_column(adversary, overflow="fold")
+    by_key = {(c.criterion, c.adversary): c for c in assessment.criteria()}
+    for criterion, title in CRITERION_TITLES.items():
+        cells = []
+        for adversary in ADVERSARY_TITLES:
+            c = by_key[(criterion, adversary)]
+            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(assessment, c)))
+        table.add_row(title, *cells)
+    console.print(table)
 
 
 def render_json(audit: Audit) -> str:
@@ -70,18 +88,7 @@ def render_terminal(audit: Audit, console: Console) -> None:
     for note in result.notes:
         console.print(Text(note, style="yellow"))
     print_structure(console, result)
-    table = Table(title="Criteria (WP29): protected only where a claim covers them and holds")
-    table.add_column("criterion")
-    for adversary in ADVERSARY_TITLES.values():
-        table.add_column(adversary, overflow="fold")
-    by_key = {(c.criterion, c.adversary): c for c in audit.criteria}
-    for criterion, title in CRITERION_TITLES.items():
-        cells = []
-        for adversary in ADVERSARY_TITLES:
-            c = by_key[(criterion, adversary)]
-            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(audit, c)))
-        table.add_row(title, *cells)
-    console.print(table)
+    print_criteria(console, result)
     if result.claims:
         claims = Table(title="Claims")
         for column in ("claim", "adversary", "status", "what it promises", "evidence"):
@@ -169,9 +176,8 @@ def render_markdown(audit: Audit) -> str:
     by_key = {(c.criterion, c.adversary): c for c in audit.criteria}
     for criterion, title in CRITERION_TITLES.items():
         cells = [by_key[(criterion, a)] for a in adversaries]
-        lines.append(
-            f"| {title} | " + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(audit, c))}" for c in cells) + " |"
-        )
+        texts = [f"**{c.status}**: {md_escape(criterion_cell(audit.assessment, c))}" for c in cells]
+        lines.append(f"| {title} | " + " | ".join(texts) + " |")
     lines += ["", *(f"- {CRITERION_TITLES[c]}: _{q}_" for c, q in CRITERION_QUESTIONS.items()), ""]
     if result.structure:
         lines += ["## Structure", "", "| where | problem |", "|---|---|"]

@@ -15,6 +15,7 @@ from ..assessment_tables import (
     print_structure,
     print_verdict,
 )
+from ..audit.render import print_criteria
 from ..errors import ParameterError
 from ..io import file_sha256, read_dataset
 from ..release import read_release
@@ -117,6 +118,8 @@ def command(
             console.print(note, markup=False)
         print_structure(console, result)
         print_claims(console, result)
+        if not result.structure:
+            print_criteria(console, result)
         print_integrity(console, result)
         console.print(f"release SHA-256 {release_sha}", markup=False)
         console.print(
