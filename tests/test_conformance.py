@@ -4,9 +4,11 @@ check, exactly as a plugin's test suite runs it."""
 
 from __future__ import annotations
 
+import pytest
+
 from privtool.components import KINDS
 from privtool.registry import BUILTIN_PLUGINS, load_registry
-from privtool.testing import parametrize_with_checks
+from privtool.testing import ConformanceError, parametrize_with_checks
 
 FANOUT = {"hierarchy": "4", "hierarchy_format": "fanout"}
 FEW_SAMPLES = {"samples": 3}
@@ -35,6 +37,21 @@ def test_every_builtin_kind_is_covered() -> None:
     assert {component.kind for component, _ in BUILTINS} == set(KINDS)
 
 
+KNOWN_BREACHES = {
+    ("horpart-literal", "check_claims_proved"): "disassociation-guarantee refutes it",
+}
+"""Built-ins the kit finds at fault, asserted as such so that a fix shows up as a
+failing test: ``horpart-literal`` (Terrovitis's HORPART as printed) keeps
+clusters smaller than k, and on the kit's small dataset the method's
+km-anonymity claim then fails the disassociation guarantee
+(docs/algorithms/disassociation.md)."""
+
+
 @parametrize_with_checks(BUILTINS)
 def test_builtin_component_conforms(component, check) -> None:
-    check(component)
+    breach = KNOWN_BREACHES.get((component.name, check.__name__))
+    if breach is None:
+        check(component)
+    else:
+        with pytest.raises(ConformanceError, match=breach):
+            check(component)

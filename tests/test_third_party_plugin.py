@@ -105,7 +105,7 @@ def test_example_plugin_is_discovered_listed_used_disabled_and_clashes(tmp_path:
     assert "unknown anonymizer 'global-suppression'" in refused.stderr
     dis = ("anonymize", data, "--method", "disassociation", "--partitioner", "balanced", "-o", release_path)
     stage = child.privtool("-p", "no:example", *dis, check=False)
-    assert stage.returncode == 2 and "--partitioner must be one of adding, horpart" in stage.stderr
+    assert stage.returncode == 2 and "--partitioner must be one of adding, adding-skip-sibling, horpart" in stage.stderr
 
     impostor = tmp_path / "impostor"
     impostor.mkdir()

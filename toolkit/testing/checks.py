@@ -85,6 +85,7 @@ PRODUCERS: dict[str, list[tuple[str, dict[str, Any], tuple[str, ...]]]] = {
     "disassociated": [
         ("disassociation", {"k": 2, "m": 2, "max_cluster_size": 8}, ()),
         ("disassociation", {"k": 2, "m": 2, "max_cluster_size": 8}, ("safe-disassociation",)),
+        ("disassociation", {"k": 2, "m": 2, "max_cluster_size": 8}, ("safe-disassociation-hardened",)),
     ],
     "generalized": [("partition", {"k": 2, **FANOUT}, ()), ("aa", {"k": 2, "m": 2, **FANOUT}, ())],
     "sanitized": [("mfi-relevance", {"sensitive": 1, "pick": "top", "min_support": 0.05, "min_confidence": 0.3}, ())],
