@@ -9,9 +9,11 @@ sub-records that can be the person's in chunk ``j`` are those holding
 of them (or, for a chunk ``Q`` does not touch, in every row of the chunk);
 :func:`certain_links` computes this for any ``Q``.
 
-Findings (one per chunk and kind of link):
+Findings (one per chunk and kind of link), each naming the claim model it
+refutes (the engine makes it a breach when the release claims that model, a
+risk otherwise):
 
-* ``breach`` (lemma 1 of the safe-disassociation paper, section 3.3): a set
+* refutes ``cover-freedom`` (lemma 1 of the safe-disassociation paper, section 3.3): a set
   ``Q_j`` of at most ``known - 1`` items of chunk ``j`` such that every
   sub-record holding ``Q_j`` is the whole itemset ``I_j`` (``s(Q_j) = s(I_j)``;
   for ``Q_j = {z}`` this is "z is covered", definition 3), while the cluster has
@@ -22,20 +24,22 @@ Findings (one per chunk and kind of link):
   could not be linked are linked with certainty. The evidence names the chunk,
   its sub-records holding ``Q_j`` (all equal to ``I_j``), ``y`` and the linked
   items, which a reader checks by eye.
-* ``breach`` (definition 2): a chunk item with support below ``k``: together
-  with any item of another chunk it makes a known set that no reconstruction
-  places in ``k`` records (impossible in a k^m-anonymous release; found when a
-  release is damaged).
-* ``risk``: an item ``z`` whose sub-records all hold some other items but not the
-  whole ``I_j`` (a partial certain link that definition 3 does not cover).
+* refutes ``km-anonymity`` (definition 2): a chunk item with support below the
+  claimed ``k``: together with any item of another chunk it makes a known set
+  that no reconstruction places in ``k`` records (impossible in a k^m-anonymous
+  release; found when a release is damaged).
+* refutes nothing (a ``risk``): an item ``z`` whose sub-records all hold some
+  other items but not the whole ``I_j`` (a partial certain link that
+  definition 3 does not cover).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from privtool.claims import claimed
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
@@ -249,6 +253,7 @@ def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> l
                     "chunk_itemset_support": cover.itemset_support,
                     "rule": "lemma 1: every sub-record holding the known items is the whole chunk itemset",
                 },
+                refutes="cover-freedom",
             )
         )
     if partner is None or known < 2:
@@ -273,6 +278,11 @@ def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> l
                     "implications": partial,
                     "partner_chunk": partner[0],
                 },
+                explanation=(
+                    "An adversary who knows one of these items and an item of another chunk learns the implied "
+                    "items with certainty; cover-freedom (Definition 3) only rules out an item implying its whole "
+                    "chunk, so no claim covers this."
+                ),
             )
         )
     return findings
@@ -296,9 +306,26 @@ def support_findings(view: ClusterView, k: int) -> list[Finding]:
                     "breach",
                     f"item {x} is in fewer than k={k} sub-records of {ref}",
                     {"cluster": view.cluster, "chunk": ref, "known": [x], "support": s},
+                    refutes="km-anonymity",
                 )
             )
     return findings
+
+
+def _within_claim(finding: Finding, release: Release) -> Finding:
+    """A lemma-1 finding refutes a ``cover-freedom`` claim only when its known
+    set is no larger than the claimed m (an unclaimed model stays named, so the
+    finding is a risk that says what is not claimed)."""
+    cover = claimed(release.claims, "cover-freedom")
+    size = len(finding.evidence.get("known", ()))
+    if finding.refutes != "cover-freedom" or not cover or any(size <= int(c.params["m"]) for c in cover):
+        return finding
+    return replace(
+        finding,
+        severity="risk",
+        refutes=None,
+        explanation=f"It needs {size} known items, more than the m the cover-freedom claim covers.",
+    )
 
 
 class CoverLinkage(Attack):
@@ -307,12 +334,18 @@ class CoverLinkage(Attack):
     name = NAME
     summary = "items linked with certainty through the cover problem (safe-disassociation paper, lemma 1)"
     applies_to = ("disassociated",)
-    criterion = "inference"
-    params = (Param("known", int, None, "items the adversary knows (default: the release's m).", min=1),)
+    criteria = ("inference",)
+    refutes = ("cover-freedom", "km-anonymity")
+    adversary_statement = (
+        "The adversary knows the release and a few items of a person, and looks for items that every "
+        "reconstruction links to them (the cover problem)."
+    )
+    params = (Param("known", int, None, "items the adversary knows (default: the claimed m, or 2).", min=1),)
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
-        known = int(params.get("known") or release.params.get("m", 2))
-        k = int(release.params.get("k", 2))
+        km = claimed(release.claims, "km-anonymity")
+        known = int(params.get("known") or min((int(c.params["m"]) for c in km), default=2))
+        k = max((int(c.params["k"]) for c in km), default=2)
         findings: list[Finding] = []
         seen_shared: set[ChunkRef] = set()
         for view in cluster_views(release):
@@ -323,7 +356,23 @@ class CoverLinkage(Attack):
                         continue
                     seen_shared.add(chunk.ref)
                 findings.extend(chunk_findings(view, chunk, known, k))
-        return findings
+        return [_within_claim(f, release) for f in findings]
+
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        lemma = [f for f in findings if f.refutes == "cover-freedom"]
+        partial = [f for f in findings if f.refutes is None and f.severity == "risk"]
+        if not lemma and not partial:
+            return "no item is linked with certainty to a known item"
+        parts = []
+        if lemma:
+            clusters = len({f.evidence.get("cluster") for f in lemma})
+            parts.append(
+                f"{len(lemma):,} chunk(s) in {clusters:,} cluster(s) link a whole chunk with certainty (lemma 1)"
+            )
+        if partial:
+            items = sum(len(f.evidence.get("implications", {})) for f in partial)
+            parts.append(f"{items:,} item(s) in {len(partial):,} chunk(s) imply other items of their chunk")
+        return "; ".join(parts)
 
 
 @hookimpl

@@ -20,13 +20,16 @@ could be the target's:
   hierarchy), the knowledge generalised as the release is;
 * ``sanitized``: the published records that contain ``Q``.
 
-A count ``c`` with ``0 < c < k`` is a finding. The prosecutor success rate of
-a target is ``1 / min c`` over its known itemsets (the best-informed adversary),
-ARX-style summaries are given per release: records at risk (rate above ``1/k``),
-highest risk, average success rate. For disassociated and generalized releases
-such a finding breaks the stated guarantee (severity ``breach``); a sanitized
-release promises only rule hiding, so there it is a ``risk``. A count of 0 means
-the target's items were not published together (suppressed): no link.
+The threshold ``k`` is the largest k the release claims (``km-anonymity`` or
+``k-anonymity``); a release that claims neither (rule hiding) is measured at
+k = 2, i.e. records singled out. A count ``c`` with ``0 < c < k`` is a finding.
+The prosecutor success rate of a target is ``1 / min c`` over its known itemsets
+(the best-informed adversary), ARX-style summaries are given per release:
+records at risk (rate above ``1/k``), highest risk, average success rate. A
+finding refutes ``km-anonymity`` when a claim (k', m') has ``|Q| <= m'`` and
+``c < k'``, and ``k-anonymity`` when a claim k' has ``c < k'``; the engine then
+makes it a breach. Otherwise it is a risk that no claim covers. A count of 0
+means the target's items were not published together (suppressed): no link.
 """
 
 from __future__ import annotations
@@ -39,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
+from privtool.claims import claimed
 from privtool.components import Attack, Evidence
 from privtool.context import Context, SeedSplitter
 from privtool.dataset import Dataset
-from privtool.errors import ParameterError
 from privtool.hookspecs import hookimpl
 from privtool.params import Param
 from privtool.release import Release
@@ -134,11 +137,33 @@ def _attack_targets(
     return out
 
 
+def claimed_levels(release: Release) -> tuple[list[tuple[int, int]], list[int]]:
+    """The (k, m) of every ``km-anonymity`` claim and the k of every ``k-anonymity`` claim."""
+    km = [(int(c.params["k"]), int(c.params["m"])) for c in claimed(release.claims, "km-anonymity")]
+    whole = [int(c.params["k"]) for c in claimed(release.claims, "k-anonymity")]
+    return km, whole
+
+
+def refuted_model(release: Release, size: int, count: int) -> str | None:
+    """The claimed model that ``size`` known items matching ``count`` records refute, if any."""
+    km, whole = claimed_levels(release)
+    if any(size <= m and count < k for k, m in km):
+        return "km-anonymity"
+    if any(count < k for k in whole):
+        return "k-anonymity"
+    return None
+
+
 class BackgroundLinkage(Attack):
     name = "linkage"
     summary = "background-knowledge linkage: known itemsets matching fewer than k records (prosecutor risk)"
     applies_to = ("disassociated", "generalized", "sanitized")
-    criterion = "linkability"
+    criteria = ("singling-out", "linkability")
+    refutes = ("km-anonymity", "k-anonymity")
+    adversary_statement = (
+        "The adversary knows the release and a few items of a person taken from the original data, "
+        "and counts the records that could be theirs in any dataset the release could have come from."
+    )
     params = (
         Param("known", int, None, "Items the adversary knows (default: the release's m, or 2).", min=1),
         Param("targets", int, None, "Attack a seeded sample of this many original records (default: all).", min=1),
@@ -149,12 +174,9 @@ class BackgroundLinkage(Attack):
         original = evidence.original
         if original is None:
             return [Finding(self.name, "info", "not run: targets are records of the original; give --original")]
-        k = release.params.get("k")
-        if not isinstance(k, int) or k < 2:
-            if release.kind != "sanitized":
-                raise ParameterError("the release states no k >= 2 in its params, so linkage has no threshold.")
-            k = 2
-        known = params["known"] or int(release.params.get("m") or 2)
+        km, whole = claimed_levels(release)
+        k = max([2, *(k for k, _ in km), *whole])
+        known = params["known"] or min((m for _, m in km), default=2)
         positions = _choose_targets(original, params["targets"], ctx)
         counter = match_counter(release)
         records = [(int(p), original.record_labels(int(p))) for p in positions]
@@ -164,8 +186,18 @@ class BackgroundLinkage(Attack):
         results = [r for batch in ctx.map(work, batches, f"linkage ({len(records)} targets)") for r in batch]
         return self._findings(release, k, known, results)
 
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        summary = next((f.evidence for f in findings if f.severity == "info" and "share_at_risk" in f.evidence), None)
+        if summary is None:
+            return None
+        k, known = summary["k"], summary["known"]
+        what = "are unique" if k == 2 else f"match fewer than k = {k} records"
+        return (
+            f"{100 * summary['share_at_risk']:.1f} % of the {summary['targets']:,} attacked records "
+            f"({summary['records_at_risk']:,}) {what} on {known} known item(s)"
+        )
+
     def _findings(self, release: Release, k: int, known: int, results: list) -> list[Finding]:
-        severity = "risk" if release.kind == "sanitized" else "breach"
         rates = np.array([1.0 / best if best else 0.0 for _, _, best, _ in results])
         at_risk = [r for r in results if 0 < r[2] < k]
         summary = {
@@ -177,26 +209,34 @@ class BackgroundLinkage(Attack):
             "highest_risk": float(rates.max()) if len(rates) else 0.0,
             "average_success_rate": round(float(rates.mean()), 6) if len(rates) else 0.0,
             "threshold": f"1/k = {1 / k:.4g}",
+            "k": k,
         }
         findings = [Finding(self.name, "info", f"prosecutor risk over {len(results)} targets", summary)]
-        for position, _, best, query in sorted(at_risk, key=lambda r: (r[2], r[0]))[:EXAMPLES_SHOWN]:
+        ordered = sorted(at_risk, key=lambda r: (r[2], r[0]))
+        for position, _, best, query in ordered[:EXAMPLES_SHOWN]:
+            refutes = refuted_model(release, len(query), best)
             findings.append(
                 Finding(
                     self.name,
-                    severity,
+                    "breach" if refutes else "risk",
                     f"{len(query)} known item(s) match {best} record(s) (< k = {k}) in every reconstruction"
                     if release.kind == "disassociated"
                     else f"{len(query)} known item(s) match {best} published record(s) (< k = {k})",
                     {"target": position, "known_items": list(query), "candidates": best, "k": k},
+                    refutes=refutes,
                 )
             )
-        if len(at_risk) > EXAMPLES_SHOWN:
+        rest = ordered[EXAMPLES_SHOWN:]
+        if rest:
+            refuting = [r for r in rest if refuted_model(release, len(r[3]), r[2])]
+            refutes = refuted_model(release, len(refuting[0][3]), refuting[0][2]) if refuting else None
             findings.append(
                 Finding(
                     self.name,
-                    severity,
-                    f"{len(at_risk) - EXAMPLES_SHOWN} more targets at risk (not listed)",
-                    {"count": len(at_risk) - EXAMPLES_SHOWN},
+                    "breach" if refutes else "risk",
+                    f"{len(rest)} more targets at risk (not listed)",
+                    {"count": len(rest), "refuting_a_claim": len(refuting)},
+                    refutes=refutes,
                 )
             )
         return findings

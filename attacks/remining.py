@@ -22,12 +22,13 @@ many other rules surround it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 from privtool.components import Attack, Evidence
 from privtool.context import Context
-from privtool.errors import ParameterError
+from privtool.errors import MissingEvidence, ParameterError
 from privtool.hookspecs import hookimpl
 from privtool.mining import Thresholds, association_rules, rule_counts
 from privtool.params import Param
@@ -70,13 +71,21 @@ class RuleRemining(Attack):
         "margin at which each sensitive rule reappears"
     )
     applies_to = ("sanitized",)
+    criteria = ("inference",)
+    refutes = ("rule-hiding",)
+    adversary_statement = (
+        "The adversary mines the published records for association rules, at the claimed thresholds and below them."
+    )
     params = (
         Param("drops", str, "0.05,0.1,0.2", "relative threshold drops at which to mine the release again"),
         Param("risk_drop", float, 0.1, "a rule that reappears at this drop or less is a risk", min=0.0, max=1.0),
     )
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
-        rules, thresholds = release_rules(release)
+        try:
+            rules, thresholds = release_rules(release, evidence.trail, evidence.extra.get("release_sha256"))
+        except MissingEvidence as exc:
+            return [Finding(self.name, "info", f"not run: {exc.message}")]
         data = release_dataset(release)
         levels = []
         for drop in _drops(params["drops"]):
@@ -109,15 +118,37 @@ class RuleRemining(Attack):
                 "reappears_at_drop": margin,
                 "levels": per_level,
             }
+            refutes = None
             if thresholds.strong(sxy, sx):
                 severity, title = "breach", f"sensitive rule {rule.text} is still mined at the stated thresholds"
+                refutes = "rule-hiding"
             elif margin is None:
                 severity, title = "info", f"sensitive rule {rule.text} has no support left: it cannot be re-mined"
             else:
                 severity = "risk" if margin <= params["risk_drop"] else "info"
                 title = f"sensitive rule {rule.text} reappears when both thresholds drop by {margin * 100:.3g}%"
-            findings.append(Finding(self.name, severity, title, evidence_json))
+            explanation = (
+                f"Mining with both thresholds lowered by {margin * 100:.3g} % finds the rule; the rule-hiding claim "
+                "covers mining at the claimed thresholds only."
+                if severity == "risk" and margin is not None
+                else ""
+            )
+            findings.append(
+                Finding(self.name, severity, title, evidence_json, refutes=refutes, explanation=explanation)
+            )
         return findings
+
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        margins = [f.evidence["reappears_at_drop"] for f in findings if "reappears_at_drop" in f.evidence]
+        if not margins:
+            return None
+        found = [m for m in margins if m is not None]
+        if not found:
+            return f"none of the {len(margins)} sensitive rule(s) can be re-mined (no support left)"
+        return (
+            f"{len(found)} of {len(margins)} sensitive rule(s) reappear when the thresholds drop; "
+            f"the closest at a {min(found) * 100:.3g} % drop"
+        )
 
 
 @hookimpl

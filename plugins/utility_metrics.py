@@ -111,6 +111,7 @@ class TopKDeviation(Metric):
     name = "tkd"
     summary = "Top-K deviation: share of the original's K most frequent itemsets not among a reconstruction's top K."
     applies_to = KINDS
+    better = "lower"
     needs = ("original",)
     params = (
         SAMPLES,
@@ -159,6 +160,7 @@ class RelativeError(Metric):
     name = "re"
     summary = "Relative error of the supports of pairs of the most frequent items, original vs reconstruction."
     applies_to = KINDS
+    better = "lower"
     needs = ("original",)
     params = (
         SAMPLES,
@@ -217,6 +219,7 @@ class AverageRelativeError(Metric):
     name = "are"
     summary = "Average relative error of random count queries (parts of random records), original vs reconstruction."
     applies_to = KINDS
+    better = "lower"
     needs = ("original",)
     params = (
         SAMPLES,

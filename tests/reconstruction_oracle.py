@@ -8,6 +8,7 @@ import itertools
 
 from hypothesis import strategies as st
 
+from privtool.claims import Claim
 from privtool.release import Cluster, JointCluster, Release
 
 
@@ -88,4 +89,10 @@ def tiny_releases(draw: st.DrawFn, nested: bool = False) -> Release:
         if nested:
             size_of[f"j{j}"] = n
             tops = [t for t in tops if t not in members] + [f"j{j}"]
-    return Release(kind="disassociated", params={"k": k, "m": 2}, clusters=clusters, joint_clusters=joints)
+    return Release(
+        kind="disassociated",
+        params={"k": k, "m": 2},
+        claims=[Claim("km-anonymity", {"k": k, "m": 2})],
+        clusters=clusters,
+        joint_clusters=joints,
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+from privtool.claims import Claim
 from privtool.release import Cluster, Release
 
 FIGURE1_RECORDS = [list("ae"), list("abcde"), list("abcd"), list("abcd"), list("abcd"), list("ab")]
@@ -19,6 +20,7 @@ def figure1_release() -> Release:
     return Release(
         "disassociated",
         params={"method": "disassociation", "k": 2, "m": 2, "max_cluster_size": 30},
+        claims=[Claim("km-anonymity", {"k": 2, "m": 2})],
         clusters=[Cluster("c0", 6, [chunk1, [["e"], ["e"]]], [])],
     )
 
@@ -91,6 +93,7 @@ def disassociated_releases(st):
                 joints.append(JointCluster("j0", [clusters[0].id, clusters[1].id], [shared]))
         delta = max(c.size for c in clusters) + draw(st.integers(0, 6))
         params = {"method": "disassociation", "k": k, "m": m, "max_cluster_size": delta}
-        return Release("disassociated", params=params, clusters=clusters, joint_clusters=joints)
+        claims = [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]
+        return Release("disassociated", params=params, claims=claims, clusters=clusters, joint_clusters=joints)
 
     return build()

@@ -77,40 +77,44 @@ def allowed_leaves(graph: nx.DiGraph, record: list[str]) -> list[set[str]]:
     return out
 
 
-@settings(max_examples=20, deadline=None)
+def draws_per_record(release: Release, draws: int, seed: int) -> list[Counter[frozenset[str]]]:
+    """How often each leaf set is drawn for each record: records are drawn
+    independently, so one sample of the release with every record repeated
+    ``draws`` times gives ``draws`` draws of each."""
+    repeated = Release(
+        kind="generalized", records=[r for r in release.records for _ in range(draws)], hierarchy=release.hierarchy
+    )
+    sample = LeafSampler(repeated).sample(np.random.default_rng(seed)).to_label_records()
+    return [Counter(frozenset(r) for r in sample[i * draws : (i + 1) * draws]) for i in range(len(release.records))]
+
+
+@settings(max_examples=40, deadline=None)
 @given(generalized_releases())
 def test_leaf_reconstruction_is_uniform_over_every_consistent_choice(case) -> None:
     """Enumerate, per record, every choice of one allowed leaf per label; the
-    sampler must draw only those, each equally often (chi-square, 2,000 draws)."""
+    sampler must draw only those, each equally often (chi-square, 3,000 draws)."""
     graph, release = case
     allowed = [allowed_leaves(graph, record) for record in release.records]
     if any(not choice for per_record in allowed for choice in per_record):
         with pytest.raises(InputError, match="no item is left"):
             LeafSampler(release)
         return
-    sampler = LeafSampler(release)
-    rng = np.random.default_rng(11)
-    draws = [sampler.sample(rng) for _ in range(2000)]
-    for i, per_record in enumerate(allowed):
-        possible = Counter(frozenset(c) for c in itertools.product(*per_record))
-        seen = Counter(frozenset(d.record_labels(i)) for d in draws)
-        assert set(seen) <= set(possible)
+    for per_record, seen in zip(allowed, draws_per_record(release, 3000, 11), strict=True):
+        # the allowed sets of one record are disjoint, so each choice is a distinct leaf set
+        possible = [frozenset(c) for c in itertools.product(*per_record)]
+        assert len(set(possible)) == len(possible) and set(seen) <= set(possible)
         if len(possible) > 1:
-            # a leaf set can arise from several choices (never here: allowed sets of one record are disjoint)
-            assert all(n == 1 for n in possible.values())
-            observed = [seen[c] for c in possible]
-            assert chisquare(observed).pvalue > 1e-6
+            assert chisquare([seen[c] for c in possible]).pvalue > 1e-6
 
 
 def test_leaf_reconstruction_of_the_lgr_example() -> None:
     """{N, c1} stands for c1 and one of c2..c4 (N's other leaves), each a third of the time."""
     hierarchy = {"root": "R", "edges": [["N", "R"], ["x", "R"], ["c1", "N"], ["c2", "N"], ["c3", "N"], ["c4", "N"]]}
     release = Release(kind="generalized", records=[["N", "c1"], ["x"], []], hierarchy=hierarchy)
-    sampler = LeafSampler(release)
-    rng = np.random.default_rng(3)
-    seen = Counter(tuple(sampler.sample(rng).record_labels(0)) for _ in range(3000))
-    assert set(seen) == {("c1", "c2"), ("c1", "c3"), ("c1", "c4")}
-    assert all(abs(n - 1000) < 120 for n in seen.values())
+    first, second, third = draws_per_record(release, 3000, 3)
+    assert set(first) == {frozenset({"c1", c}) for c in ("c2", "c3", "c4")}
+    assert all(abs(n - 1000) < 120 for n in first.values())
+    assert second == Counter({frozenset({"x"}): 3000}) and third == Counter({frozenset(): 3000})
     inconsistent = Release(kind="generalized", records=[["N", "c1", "c2", "c3", "c4"]], hierarchy=hierarchy)
     with pytest.raises(InputError, match="published record 0 holds node 'N'"):
         LeafSampler(inconsistent)

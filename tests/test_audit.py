@@ -45,11 +45,18 @@ def test_unique_record_fails_in_the_linkability_section(tmp_path: Path, run_cli)
     result = run_cli("audit", rel, "--original", data, "--format", "json", "-o", out, "-q", "--executor", "serial")
     assert result.code == 1, result.err
     report = json.loads(out.read_text())
-    assert report["verdict"] == "FAIL"
-    sections = {s["criterion"]: s for s in report["sections"]}
-    assert sections["linkability"]["status"] == "FAIL"
-    breach = [f for f in sections["linkability"]["findings"] if f["severity"] == "breach"]
-    assert breach and breach[0]["evidence"]["candidates"] == 1
+    assert report["verdict"] == "FAIL" and report["format"] == "privtool-release/1"
+    assert report["notes"] and "derived from its kind and parameters" in report["notes"][0]
+    [claim] = report["claims"]
+    assert claim["label"] == "k-anonymity (k=2)" and claim["status"] == "fails"
+    criteria = {(c["criterion"], c["adversary"]): c["status"] for c in report["criteria"]}
+    assert criteria[("linkability", "consistent-reconstruction")] == "FAIL"
+    assert criteria[("singling-out", "consistent-reconstruction")] == "FAIL"
+    assert criteria[("inference", "consistent-reconstruction")] == "NOT PROTECTED"
+    assert criteria[("linkability", "algorithm-aware")] == "NOT PROTECTED"
+    linkage = next(a for a in report["attacks"] if a["attack"] == "linkage")
+    breach = [f for f in linkage["findings"] if f["severity"] == "breach"]
+    assert breach and breach[0]["evidence"]["candidates"] == 1 and breach[0]["refutes"] == "k-anonymity"
     assert breach[0]["evidence"]["known_items"].startswith("(withheld")
 
 

@@ -184,7 +184,21 @@ def test_read_release_rejects_unreadable_files(tmp_path: Path, content: bytes, m
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda o: o.update(format="privtool-release/2"), r"\$\.format: expected 'privtool-release/1'"),
+        (
+            lambda o: o.update(format="privtool-release/3"),
+            r"\$\.format: expected 'privtool-release/2' \(or 'privtool-release/1'\)",
+        ),
+        (lambda o: o.pop("claims"), r"\$\.claims: missing"),
+        (lambda o: o.update(claims=[{"k": 2}]), r"\$\.claims\[0\]\.model: missing"),
+        (
+            lambda o: o.update(claims=[{"model": "km-anonymity", "k": [2]}]),
+            r"\$\.claims\[0\]\.k: a claim parameter is a number",
+        ),
+        (
+            lambda o: o.update(claims=[{"model": "km-anonymity", "adversary": "psychic"}]),
+            r"\$\.claims\[0\]\.adversary: expected one of consistent-reconstruction, algorithm-aware",
+        ),
+        (lambda o: o.update(format="privtool-release/1"), r"\$\.claims: unknown field"),
         (lambda o: o["clusters"][0].update(size=-1), r"\$\.clusters\[0\]\.size: must be at least 1"),
         (lambda o: o.pop("params"), r"\$\.params: missing"),
         (

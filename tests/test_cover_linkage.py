@@ -129,14 +129,39 @@ def test_breach_evidence_checks_by_hand(release: Release, known: int) -> None:
         assert len(e["subrecords_with_known"]) == e["chunk_itemset_support"]
 
 
-def test_attack_command_exits_1_on_the_plain_release_and_0_on_the_safe_one(run_cli, tmp_path) -> None:
+def test_cover_findings_are_risks_unless_cover_freedom_is_claimed(run_cli, tmp_path) -> None:
+    """A plain disassociated release claims k^m-anonymity, not cover-freedom: its
+    certain links are risks (exit 0). The safe release claims cover-freedom and
+    has none. A release that claims cover-freedom while a chunk has a covered
+    item is breached (exit 1), in ``attack`` as in ``verify``."""
+    import json
+
+    from privtool.claims import Claim
     from privtool.release import write_release
 
-    plain, safe_path = tmp_path / "plain.json", tmp_path / "safe.json"
+    plain, safe_path, lying = tmp_path / "plain.json", tmp_path / "safe.json", tmp_path / "lying.json"
     write_release(figure1_release(), plain)
-    write_release(safe(figure1_release()), safe_path)
+    safe_release = safe(figure1_release())
+    safe_release.claims = [*safe_release.claims, Claim("cover-freedom", {"m": 2})]
+    write_release(safe_release, safe_path)
+    claiming = figure1_release()
+    claiming.claims = [*claiming.claims, Claim("cover-freedom", {"m": 2})]
+    write_release(claiming, lying)
     result = run_cli("attack", plain, "--attack", "cover-linkage", "--json", "-q")
-    assert result.code == 1, result.err
-    assert '"breach"' in result.out
+    assert result.code == 0, result.out
+    report = json.loads(result.out)
+    [run] = report["attacks"]
+    lemma = [f for f in run["findings"] if f["refutes"] == "cover-freedom"]
+    assert lemma and all(f["severity"] == "risk" for f in lemma)
+    assert all("does not claim cover-freedom" in f["explanation"] for f in lemma)
+    assert report["verdict"] == "PASS"
     result = run_cli("attack", safe_path, "--attack", "cover-linkage", "--json", "-q")
     assert result.code == 0, result.err
+    assert not [f for f in json.loads(result.out)["attacks"][0]["findings"] if f["refutes"] == "cover-freedom"]
+    result = run_cli("attack", lying, "--attack", "cover-linkage", "--json", "-q")
+    assert result.code == 1
+    report = json.loads(result.out)
+    claims = {c["claim"]["model"]: c["status"] for c in report["claims"]}
+    assert claims == {"km-anonymity": "holds", "cover-freedom": "fails"}  # the verifier refutes it first
+    assert report["breaches"] >= 1 and report["verdict"] == "FAIL"
+    assert run_cli("verify", lying, "-q").code == 1

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privtool.attacks.linkage import BackgroundLinkage, known_itemsets, match_counter
+from privtool.claims import Claim
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -62,6 +63,7 @@ def test_unique_generalized_record_is_a_breach_with_evidence() -> None:
     release = Release(
         kind="generalized",
         params={"k": 2, "m": 2},
+        claims=[Claim("k-anonymity", {"k": 2})],
         hierarchy=HIERARCHY,
         records=[["AB", "CD"], ["AB", "CD"], ["AB", "e"], ["AB", "e"], ["f"]],
     )
@@ -98,6 +100,7 @@ def test_disassociated_term_chunk_terms_hide_in_their_cluster() -> None:
     safe = Release(
         kind="disassociated",
         params={"k": 3, "m": 2},
+        claims=[Claim("km-anonymity", {"k": 3, "m": 2})],
         clusters=[Cluster("c0", 3, [[["a"], ["a"], ["a"]]], ["t"]), Cluster("c1", 3, [[["b"], ["b"]]], ["c"])],
     )
     findings = BackgroundLinkage().run(

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from reconstruction_oracle import naive_reconstructions, tiny_releases
 
 from privtool.attacks.linkage import BackgroundLinkage
+from privtool.claims import Claim
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -73,7 +74,7 @@ def test_sanitized_summary_matches_brute_force(original, drop_seed, k, known) ->
     published = [
         r[: 1 + (drop_seed >> i) % len(r)] for i, r in enumerate(original)
     ]  # items removed, as a sanitizer does
-    release = Release(kind="sanitized", params={"k": k}, records=published)
+    release = Release(kind="sanitized", params={"k": k}, claims=[Claim("k-anonymity", {"k": k})], records=published)
     check(summary(release, original, known), oracle(original, in_records([set(p) for p in published]), k, known))
 
 
@@ -85,7 +86,10 @@ def test_generalized_summary_matches_brute_force(original, k, known, data) -> No
     for record in original:  # each item published as itself, its parent or the root
         labels = {data.draw(st.sampled_from([item, parents[item], "*"])) for item in record}
         published.append(sorted(labels))
-    release = Release(kind="generalized", params={"k": k, "m": known}, records=published, hierarchy=HIERARCHY)
+    claims = [Claim("km-anonymity", {"k": k, "m": known})]
+    release = Release(
+        kind="generalized", params={"k": k, "m": known}, claims=claims, records=published, hierarchy=HIERARCHY
+    )
     covered = [set().union(*({label} if label in ITEMS else LEAVES[label] for label in p)) for p in published]
     check(summary(release, original, known), oracle(original, in_records(covered), k, known))
 

@@ -6,6 +6,7 @@ sets enumerates every itemset and rule of small random data.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 from fractions import Fraction
@@ -15,13 +16,15 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from privtool.assess import run_metrics
+from privtool.claims import Claim
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import InputError, ParameterError
+from privtool.errors import InputError, MissingEvidence, ParameterError
+from privtool.hiding import hide
 from privtool.mining import Rule, Thresholds, association_rules, frequent_itemsets, min_support_count, rule_id
 from privtool.params import resolve
-from privtool.release import read_release
+from privtool.release import FORMAT_V1, read_release
 from privtool.rulefile import parse_rule_lines
 from privtool.trail import read_trail
 
@@ -65,18 +68,13 @@ def brute_strong(records: list[set[str]], rule: Rule, min_support: int, conf: Fr
 
 
 def run_sanitizer(registry, name: str, dataset: Dataset, rules: list[Rule], min_support, min_conf, **extra):
-    component = registry.get("sanitizer", name)
-    params = resolve(
-        component.params,
-        {
-            "sensitive_rules": "; ".join(r.text for r in rules),
-            "min_support": min_support,
-            "min_confidence": min_conf,
-            **extra,
-        },
-        name,
-    )
-    return component.sanitize(dataset, params, Context(seed=1))
+    """The sanitizer through :func:`privtool.hiding.hide`, the code path of ``privtool hide``."""
+    options = {
+        "sensitive_rules": "; ".join(r.text for r in rules),
+        "min_support": min_support,
+        "min_confidence": min_conf,
+    }
+    return hide(registry, dataset, name, {**options, **extra}, Context(seed=1))
 
 
 # ------------------------------------------------------------------ basics
@@ -156,7 +154,9 @@ def test_table1_mfi_relevance_hides_a_b_as_worked_by_hand(registry) -> None:
     assert outcome.trail.removed_items == [[0, "b"], [2, "b"]]
     assert outcome.release.params["min_support"] == 3
     assert outcome.release.params["min_support_relative"] == 0.375
-    assert outcome.release.params["sensitive_rules"] == [[["a"], ["b"]]]
+    assert outcome.release.claims == [Claim("rule-hiding", {"min_support": 3, "min_confidence": 0.6})]
+    assert "sensitive_rules" not in outcome.release.params  # a secret: only the trail holds the rules
+    assert outcome.trail.sensitive_rules == [[["a"], ["b"]]]
     metric = registry.get("metric", "rule-side-effects")
     report = metric.compute(outcome.release, Evidence(original=table1(), trail=outcome.trail), {}, Context())
     # By hand: lost b=>a, b=>c, c=>b, a b=>c, a c=>b, b c=>a (s(ab)=s(bc)=s(abc)=2);
@@ -253,7 +253,7 @@ def test_remining_reports_margins_and_breaches(registry) -> None:
     outcome = run_sanitizer(registry, "mfi-relevance", table1(), [Rule.of("a", "b")], 0.375, 0.6)
     attack = registry.get("attack", "rule-remining")
     params = resolve(attack.params, {"drops": "0.2,0.5"}, "rule-remining")
-    [finding] = attack.run(outcome.release, Evidence(), params, Context())
+    [finding] = attack.run(outcome.release, Evidence(trail=outcome.trail), params, Context())
     # s'(ab) = 2 of MST 3 -> support drop 1/3; confidence 2/5 of 0.6 -> drop 1/3.
     assert finding.severity == "info"
     assert finding.evidence["reappears_at_drop"] == pytest.approx(1 / 3)
@@ -261,10 +261,14 @@ def test_remining_reports_margins_and_breaches(registry) -> None:
     assert levels[0.2]["rule_found"] is False and levels[0.5]["rule_found"] is True
     assert levels[0.5]["min_support"] == 2
     # A release that claims to hide a rule it does not hide is a breach.
-    forged = outcome.release
-    forged.params["sensitive_rules"] = [[["d"], ["f"]]]
-    [breach] = attack.run(forged, Evidence(), params, Context())
+    forged = copy.deepcopy(outcome.trail)
+    forged.sensitive_rules = [[["d"], ["f"]]]
+    [breach] = attack.run(outcome.release, Evidence(trail=forged), params, Context())
     assert breach.severity == "breach" and breach.evidence["reappears_at_drop"] == 0.0
+    assert breach.refutes == "rule-hiding"
+    # Without the trail the rules are unknown: the attack says so and finds nothing.
+    [note] = attack.run(outcome.release, Evidence(), params, Context())
+    assert note.severity == "info" and "the sensitive rules are private" in note.title
 
 
 # ------------------------------------------------------------------ CLI
@@ -301,7 +305,9 @@ def test_cli_rules_ids_feed_hide(tmp_path, run_cli) -> None:
     lines = out.read_text().splitlines()
     assert lines[0] == "a c g" and lines[2] == "a c h" and lines[1:2] + lines[3:] == TABLE1[1:2] + TABLE1[3:]
     release = read_release(rel)
-    assert release.kind == "sanitized" and release.params["sensitive_rules"] == [[["a"], ["b"]]]
+    assert release.kind == "sanitized" and "sensitive_rules" not in release.params
+    assert release.params["min_support_relative"] == 0.375
+    assert read_trail(trail).sensitive_rules == [[["a"], ["b"]]]
     assert read_trail(trail).release_sha256 == release.sha256()
 
 
@@ -344,7 +350,12 @@ def test_side_effects_without_trail_bound_modified_records(registry, tmp_path, r
     outcome = run_sanitizer(registry, "fhsar", table1(), [Rule.of("a", "b"), Rule.of("d", "e")], 3, 0.6)
     metric = registry.get("metric", "rule-side-effects")
     with_trail = metric.compute(outcome.release, Evidence(original=table1(), trail=outcome.trail), {}, Context())
-    without = metric.compute(outcome.release, Evidence(original=table1()), {}, Context())
+    with pytest.raises(MissingEvidence, match="the sensitive rules are private"):
+        metric.compute(outcome.release, Evidence(original=table1()), {}, Context())
+    # A privtool-release/1 file published its rules, so the metric runs without a trail.
+    version_1 = copy.deepcopy(outcome.release)
+    version_1.format, version_1.params["sensitive_rules"] = FORMAT_V1, outcome.trail.sensitive_rules
+    without = metric.compute(version_1, Evidence(original=table1()), {}, Context())
     assert with_trail["modified_transactions"] == len({p for p, _ in outcome.trail.removed_items})
     assert without["modified_transactions"] <= with_trail["modified_transactions"]
     assert without["modified_transactions_source"].startswith("lower bound")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from privtool.claims import Claim
 from privtool.dataset import Dataset
 from privtool.release import Cluster, Release, write_release
 from privtool.trail import Trail, write_trail
@@ -33,6 +34,7 @@ def figure1(tmp_path):
     release = Release(
         "disassociated",
         params={"method": "disassociation", "k": 2, "m": 2},
+        claims=[Claim("km-anonymity", {"k": 2, "m": 2})],
         provenance={"input_sha256": original.content_sha256()},
         stats={"records_in": 6, "suppressed_records": 0},
         clusters=[Cluster("c0", 6, CHUNKS, [])],
@@ -56,12 +58,17 @@ def test_valid_release_exits_0_and_json_lists_every_certificate(run_cli, figure1
     report = json.loads(result.out)
     assert report["holds"] is True and report["release_sha256"] == release.sha256()
     assert report["original_sha256"] == report["input_sha256"]
+    assert report["verdict"] == "PASS" and report["exit_code"] == 0
+    [claim] = report["claims"]
+    assert claim["claim"] == {"model": "km-anonymity", "k": 2, "m": 2, "adversary": "consistent-reconstruction"}
+    assert claim["status"] == "holds"
+    assert {v["verifier"] for v in claim["verifiers"]} == {"km-anonymity", "disassociation-guarantee"}
     by_name = {c["guarantee"]: c for c in report["certificates"]}
     assert by_name["km-anonymity"]["holds"] is True and by_name["km-anonymity"]["units"] == 2
     assert by_name["faithfulness"]["holds"] is True
-    cover = by_name["cover-freedom"]  # not claimed by a plain disassociated release
-    assert cover["holds"] is None and cover["details"]["claimed"] is False
-    assert cover["witness"]["covered_items"] == ["c", "d"]
+    # A plain disassociated release does not claim cover-freedom: verify does not
+    # hold it to it (the cover problem is a risk that attack and audit report).
+    assert "cover-freedom" not in by_name
     for c in report["certificates"]:
         assert c["details"]["release_sha256"] == release.sha256()
 
@@ -70,7 +77,7 @@ def test_table_output(run_cli, figure1):
     path, *_ = figure1
     result = run_cli("verify", path, "--executor", "serial", "-q")
     assert result.code == 0
-    assert "km-anonymity" in result.out and "every claimed guarantee holds" in result.out
+    assert "km-anonymity (k=2, m=2)" in result.out and "Verdict: PASS (every claim holds)" in result.out
 
 
 def test_stricter_k_refutes_with_witness_and_exits_1(run_cli, figure1):
@@ -84,22 +91,55 @@ def test_stricter_k_refutes_with_witness_and_exits_1(run_cli, figure1):
 def test_weaker_k_does_not_certify_the_stated_claim(run_cli, figure1, tmp_path):
     path, *_ = figure1
     release = json.loads(path.read_text())
-    release["params"]["k"] = 5
+    release["claims"][0]["k"] = 5
     stated5 = tmp_path / "k5.json"
     stated5.write_text(json.dumps(release))
     result = run_cli("verify", stated5, "--k", "2", "--json", "--executor", "serial")
     assert result.code == 1
-    stated = {c["guarantee"]: c for c in json.loads(result.out)["certificates"]}["stated-parameters"]
-    assert stated["holds"] is False and stated["witness"]["checked_below_stated"]["k"] == {"stated": 5, "checked": 2}
+    report = json.loads(result.out)
+    [claim] = report["claims"]
+    assert report["verdict"] == "INCOMPLETE" and claim["status"] == "unverified"
+    assert "--k 2 is weaker than the claimed k = 5" in claim["reason"] and claim["checked"]["k"] == 2
+
+
+def test_only_leaves_the_other_claims_unverified(run_cli, figure1):
+    path, *_ = figure1
+    result = run_cli("verify", path, "--only", "faithfulness", "--json", "--executor", "serial")
+    assert result.code == 1
+    report = json.loads(result.out)
+    assert report["verdict"] == "INCOMPLETE" and report["claims"][0]["status"] == "unverified"
+    assert "--only" in report["claims"][0]["reason"]
+    both = run_cli(
+        "verify", path, "--only", "km-anonymity", "--only", "disassociation-guarantee", "--json", "--executor", "serial"
+    )
+    assert both.code == 0 and json.loads(both.out)["verdict"] == "PASS"
+    one = json.loads(run_cli("verify", path, "--only", "km-anonymity", "--json", "--executor", "serial").out)
+    assert one["verdict"] == "PASS"  # every selected verifier that proves the claim proved it
 
 
 def test_claimed_cover_freedom_fails(run_cli, figure1, tmp_path):
     path, *_ = figure1
     release = json.loads(path.read_text())
-    release["params"]["sanitizers"] = ["safe-disassociation"]
+    release["claims"].append({"model": "cover-freedom", "m": 2, "adversary": "consistent-reconstruction"})
     safe = tmp_path / "safe.json"
     safe.write_text(json.dumps(release))
-    assert run_cli("verify", safe, "--executor", "serial", "-q").code == 1
+    result = run_cli("verify", safe, "--executor", "serial", "-q", "--json")
+    assert result.code == 1
+    claims = {c["claim"]["model"]: c for c in json.loads(result.out)["claims"]}
+    assert claims["cover-freedom"]["status"] == "fails" and claims["km-anonymity"]["status"] == "holds"
+
+
+def test_claim_without_its_parameter_is_a_structure_failure(run_cli, figure1, tmp_path):
+    path, *_ = figure1
+    release = json.loads(path.read_text())
+    del release["claims"][0]["k"]
+    broken = tmp_path / "nok.json"
+    broken.write_text(json.dumps(release))
+    result = run_cli("verify", broken, "--json", "--executor", "serial")
+    assert result.code == 1
+    report = json.loads(result.out)
+    assert report["verdict"] == "FAIL" and report["claims"] == []
+    assert report["structure"] == [{"path": "$.claims[0].k", "problem": "missing"}]
 
 
 @pytest.mark.parametrize(
@@ -112,7 +152,6 @@ def test_claimed_cover_freedom_fails(run_cli, figure1, tmp_path):
         (["{good}", "--original", "nope.dat"], "no such file"),
         (["{good}", "--trail", "{bad}"], "not valid JSON"),
         (["{good}", "--only", "rule-hiding"], "applies to sanitized releases"),
-        (["{nok}"], "the release states no k; pass --k"),
         (["{invalid}"], "invalid release at $.clusters[0].size"),
     ],
 )
@@ -120,15 +159,11 @@ def test_bad_input_exits_2_with_one_sentence(run_cli, figure1, tmp_path, args, m
     path, *_ = figure1
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    nok = tmp_path / "nok.json"
-    release = json.loads(path.read_text())
-    release["params"].pop("k")
-    nok.write_text(json.dumps(release))
     invalid = tmp_path / "invalid.json"
     release = json.loads(path.read_text())
     release["clusters"][0]["size"] = "six"
     invalid.write_text(json.dumps(release))
-    names = {"{bad}": bad, "{good}": path, "{nok}": nok, "{invalid}": invalid}
+    names = {"{bad}": bad, "{good}": path, "{invalid}": invalid}
     argv = [str(names.get(a, tmp_path / a if a.endswith((".json", ".dat")) else a)) for a in args]
     result = run_cli("verify", *argv, "--executor", "serial", "-q")
     assert result.code == 2
@@ -159,7 +194,9 @@ def test_safe_disassociation_release_is_certified_end_to_end(run_cli, figure1, t
     result = run_cli("verify", safe, "--original", data, "--trail", safe_trail, "--json", "--executor", "serial")
     assert result.code == 0, result.out
     by_name = {c["guarantee"]: c for c in json.loads(result.out)["certificates"]}
-    assert by_name["cover-freedom"]["holds"] is True and by_name["cover-freedom"]["details"]["claimed"] is True
+    assert by_name["cover-freedom"]["holds"] is True
+    models = {c["claim"]["model"]: c["status"] for c in json.loads(result.out)["claims"]}
+    assert models == {"km-anonymity": "holds", "cover-freedom": "holds"}
     assert by_name["faithfulness"]["details"]["removed_without_trail_entry"] == 4
     forged = json.loads(safe_trail.read_text())
     forged["ghost_records"] = forged["ghost_records"][:1]  # one ghost sub-record no longer accounted for

@@ -4,6 +4,7 @@ each real release is refuted."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -179,25 +180,33 @@ def test_rule_hiding_sanitizers_are_certified(run_cli, tmp_path, sanitizer):
         "-q",
     )
     assert made.code == 0, made.err
-    for with_trail in (True, False):
-        args = ["verify", release, "--original", data, "--json", "--executor", "serial"] + (
-            ["--trail", trail] if with_trail else []
-        )
-        checked = run_cli(*args)
-        assert checked.code == 0, checked.out
-        certs = certificates(checked)
-        assert certs["rule-hiding"]["holds"] and certs["removal-only"]["holds"] and certs["faithfulness"]["holds"]
-        assert certs["removal-only"]["engine"] == ("trail" if with_trail else "matching")
+    checked = run_cli("verify", release, "--original", data, "--trail", trail, "--json", "--executor", "serial")
+    assert checked.code == 0, checked.out
+    certs = certificates(checked)
+    assert certs["rule-hiding"]["holds"] and certs["removal-only"]["holds"] and certs["faithfulness"]["holds"]
+    assert certs["removal-only"]["engine"] == "trail"
+    # Without the trail the sensitive rules are unknown (they are a secret): the
+    # claim is unverified and the run INCOMPLETE, while removal-only still holds.
+    checked = run_cli("verify", release, "--original", data, "--json", "--executor", "serial")
+    report = json.loads(checked.out)
+    assert checked.code == 1 and report["verdict"] == "INCOMPLETE"
+    assert report["claims"][0]["status"] == "unverified" and "trail" in report["claims"][0]["reason"]
+    assert certificates(checked)["removal-only"]["engine"] == "matching"
     obj = json.loads(release.read_text())
-    obj["params"]["min_confidence"] = 0.0
-    obj["params"]["min_support"] = 1  # a rule left above the (now lowered) threshold
+    obj["claims"][0].update(min_confidence=0.0, min_support=1)  # a rule left above the (now lowered) threshold
     lowered = tmp_path / "lowered.json"
     lowered.write_text(json.dumps(obj))
-    checked = run_cli("verify", lowered, "--json", "--executor", "serial")
+    checked = run_cli("verify", lowered, "--trail", trail, "--json", "--executor", "serial")
+    claim = json.loads(checked.out)["claims"][0]
+    assert claim["status"] == "unverified" and "belongs to another release" in claim["reason"]
+    rebound, rebound_trail = json.loads(trail.read_text()), tmp_path / "lowered.trail.json"
+    rebound["release_sha256"] = hashlib.sha256(lowered.read_bytes()).hexdigest()
+    rebound_trail.write_text(json.dumps(rebound))
+    checked = run_cli("verify", lowered, "--trail", rebound_trail, "--json", "--executor", "serial")
     rule = certificates(checked)["rule-hiding"]
     visible = [
         r
-        for r in obj["params"]["sensitive_rules"]
+        for r in json.loads(trail.read_text())["sensitive_rules"]
         if any(set(r[0]) | set(r[1]) <= set(record) for record in obj["records"])
     ]  # s(X u Y) >= 1 = min_support
     assert rule["holds"] is (not visible) and checked.code == (1 if visible else 0)

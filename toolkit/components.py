@@ -18,6 +18,7 @@ from typing import IO, Any, ClassVar
 
 import numpy as np
 
+from .claims import ADVERSARIES, DEFAULT_ADVERSARY, Claim
 from .context import Context
 from .dataset import Dataset
 from .errors import InputError
@@ -121,6 +122,14 @@ class Sanitizer(Component):
     def sanitize(self, target: Outcome | Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         raise NotImplementedError
 
+    def claims(self, params: dict[str, Any], incoming: Sequence[Claim]) -> list[Claim]:
+        """Every claim the sanitized release makes, given the sanitizer's resolved
+        ``params`` and the ``incoming`` release's claims (empty for raw data):
+        usually the incoming claims it preserves plus its own. The default
+        claims nothing, so a sanitizer that does not declare its guarantees never
+        passes on claims it may have broken."""
+        return []
+
 
 class Anonymizer(Component):
     """A whole method: dataset in, release and trail out."""
@@ -130,31 +139,102 @@ class Anonymizer(Component):
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         raise NotImplementedError
 
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """The claims its releases make, given its resolved ``params`` (the
+        pipeline writes them into the release). The default claims nothing: such
+        a release is assessed INCOMPLETE."""
+        return []
 
-CRITERIA = ("singling-out", "linkability", "inference", "faithfulness")
-"""The sections of an audit: the three WP29 criteria of anonymisation, plus
-faithfulness (nothing lost or invented). Attacks and verifiers name theirs."""
+
+class ClaimModel(Component):
+    """A privacy model a release can claim (hook ``privtool_claim_models``).
+
+    ``params`` are the claim's parameters (``k``, ``m``, thresholds), checked by
+    :meth:`problems`; ``criteria`` the WP29 criteria it addresses
+    (:data:`privtool.claims.WP29_CRITERIA`); ``adversaries`` the adversary models
+    it can be claimed against; ``carried_by`` the release kinds that can carry
+    it. A ``--k``/``--m`` override is stricter when larger, except for the
+    parameters in ``stricter_when_lower`` (thresholds)."""
+
+    kind = "claim_model"
+    criteria: ClassVar[tuple[str, ...]] = ()
+    adversaries: ClassVar[tuple[str, ...]] = ADVERSARIES
+    carried_by: ClassVar[tuple[str, ...]] = ()
+    stricter_when_lower: ClassVar[tuple[str, ...]] = ()
+
+    def statement(self, claim: Claim) -> str:
+        """One sentence saying what ``claim`` promises, for reports."""
+        raise NotImplementedError
+
+    def problems(self, claim: Claim) -> list[tuple[str, str]]:
+        """``(key, problem)`` for every way ``claim`` is not a valid claim of this
+        model (key: a parameter name or ``adversary``); empty when valid."""
+        spec = {p.name: p for p in self.params}
+        out = [
+            (name, f"{self.name} has no parameter {name!r} (its parameters: {', '.join(spec) or 'none'})")
+            for name in claim.params
+            if name not in spec
+        ]
+        for param in self.params:
+            if param.name not in claim.params:
+                if param.required:
+                    out.append((param.name, "missing"))
+                continue
+            problem = param.json_problem(claim.params[param.name])
+            if problem is not None:
+                out.append((param.name, problem))
+        if claim.adversary not in self.adversaries:
+            out.append(("adversary", f"{self.name} cannot be claimed against the {claim.adversary} adversary"))
+        return out
+
+    def is_stricter(self, name: str, given: Any, claimed: Any) -> bool:
+        """Whether checking parameter ``name`` at ``given`` is at least as strict
+        as at the ``claimed`` value."""
+        return bool(given <= claimed) if name in self.stricter_when_lower else bool(given >= claimed)
 
 
 class Attack(Component):
     """What an adversary can learn from a release; returns findings.
-    ``criterion`` (one of :data:`CRITERIA`) places its findings in the audit."""
+
+    ``criteria`` (among :data:`privtool.claims.WP29_CRITERIA`) place its findings
+    and measured exposure in the audit; ``refutes`` names the claim models its
+    findings can refute; ``adversary`` is the adversary model it plays and
+    ``adversary_statement`` says in one sentence what that adversary knows.
+    A finding that refutes a model sets :attr:`Finding.refutes`, judged against
+    the release's claims (``release.claims``, with their parameters); the
+    assessment engine makes it a ``breach`` only when the release claims that
+    model against this adversary (or a stronger one), a ``risk`` otherwise."""
 
     kind = "attack"
     applies_to: ClassVar[tuple[str, ...]] = ()
-    criterion: ClassVar[str] = "linkability"
+    criteria: ClassVar[tuple[str, ...]] = ("linkability",)
+    refutes: ClassVar[tuple[str, ...]] = ()
+    adversary: ClassVar[str] = DEFAULT_ADVERSARY
+    adversary_statement: ClassVar[str] = ""
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
         raise NotImplementedError
 
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        """One sentence measuring what the findings expose (e.g. the share of
+        records singled out), for the audit's criteria; None when there is no
+        figure beyond the finding counts."""
+        return None
+
 
 class Verifier(Component):
-    """Proves or refutes one guarantee of a release; returns certificates.
-    ``criterion`` (one of :data:`CRITERIA`) places them in the audit."""
+    """Proves or refutes a claim of a release; returns certificates.
+
+    ``proves`` names the claim models it proves (it runs once per claim of such
+    a model, its parameters of the same names taking the claim's values); a
+    verifier that proves no model is an integrity check (faithfulness, hierarchy,
+    removal-only) and runs once. A certificate with ``holds`` None says the
+    verifier could not check (the reason in ``details["reason"]``), with
+    ``details["timed_out"]`` that it hit its time bound."""
 
     kind = "verifier"
     applies_to: ClassVar[tuple[str, ...]] = ()
-    criterion: ClassVar[str] = "singling-out"
+    proves: ClassVar[tuple[str, ...]] = ()
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         raise NotImplementedError
@@ -173,6 +253,9 @@ class Metric(Component):
     kind = "metric"
     applies_to: ClassVar[tuple[str, ...]] = ()
     needs: ClassVar[tuple[str, ...]] = ()
+    better: ClassVar[str] = ""
+    """``lower`` or ``higher``: which direction of its figures means more utility
+    (the audit says it beside the values); empty when it depends on the figure."""
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         raise NotImplementedError
@@ -221,5 +304,16 @@ class Format(Component):
 
 KINDS: dict[str, type[Component]] = {
     cls.kind: cls
-    for cls in (Partitioner, VerticalChunker, Refiner, Sanitizer, Anonymizer, Attack, Verifier, Metric, Format)
+    for cls in (
+        Partitioner,
+        VerticalChunker,
+        Refiner,
+        Sanitizer,
+        Anonymizer,
+        ClaimModel,
+        Attack,
+        Verifier,
+        Metric,
+        Format,
+    )
 }

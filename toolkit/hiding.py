@@ -15,7 +15,10 @@ them (:data:`RULE_CHOICE`), exactly one of:
   confidence, then support, descending);
 * ``sensitive_rules``: the rules themselves, ``a b => c`` separated by ``;``.
 
-:func:`hide` resolves the choice, runs the sanitizer and stamps the release.
+:func:`hide` resolves the choice and a relative ``min_support`` (into the
+absolute count the ``rule-hiding`` claim states; the fraction is kept as
+``params.min_support_relative``), runs the sanitizer, writes the claims it
+declares and stamps the release.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from .dataset import Dataset
 from .errors import ParameterError
 from .mining import Rule, Thresholds, association_rules, strongest_first
 from .params import Param, merge_specs, resolve
-from .pipeline import stamp
+from .pipeline import declare_claims, stamp
 from .registry import Registry
 from .rulefile import read_rule_file, resolve_rules, rules_from_param, rules_text
 
@@ -112,5 +115,9 @@ def hide(registry: Registry, dataset: Dataset, sanitizer: str, options: Mapping[
     if _takes_rules(component):
         thresholds = Thresholds.of(values["min_support"], values["min_confidence"], dataset.n_records)
         params["sensitive_rules"] = rules_text(choose_rules(dataset, thresholds, values, ctx))
+        params["min_support"] = thresholds.min_support  # the absolute count the rule-hiding claim states
     outcome = component.sanitize(dataset, params, ctx)
+    outcome.release.claims = declare_claims(registry, component, component.claims(params, []), outcome.release.kind)
+    if _takes_rules(component) and values["min_support"] < 1:
+        outcome.release.params["min_support_relative"] = float(values["min_support"])
     return stamp(registry, outcome, dataset.content_sha256(), ctx.seed)

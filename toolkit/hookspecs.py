@@ -14,7 +14,18 @@ from __future__ import annotations
 
 import pluggy
 
-from .components import Anonymizer, Attack, Format, Metric, Partitioner, Refiner, Sanitizer, Verifier, VerticalChunker
+from .components import (
+    Anonymizer,
+    Attack,
+    ClaimModel,
+    Format,
+    Metric,
+    Partitioner,
+    Refiner,
+    Sanitizer,
+    Verifier,
+    VerticalChunker,
+)
 
 PROJECT = "privtool"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -62,15 +73,36 @@ def privtool_anonymizers() -> list[Anonymizer]:
 
 
 @hookspec
+def privtool_claim_models() -> list[ClaimModel]:
+    """Register privacy models that a release can claim.
+
+    A claim model (:class:`~privtool.components.ClaimModel`) is the vocabulary of
+    the ``claims`` of a release: its name, its parameters with their validation
+    (``k >= 2``), the WP29 criteria it addresses (singling out, linkability,
+    inference), the adversary models it can hold against and the release kinds
+    that can carry it. Anonymizers and sanitizers declare the claims their
+    releases make (``claims``); verifiers name the models they prove
+    (``proves``) and attacks the models they refute (``refutes``). Built-ins:
+    ``km-anonymity``, ``k-anonymity``, ``cover-freedom``, ``rule-hiding``
+    (docs/guarantees.md).
+    """
+
+
+@hookspec
 def privtool_attacks() -> list[Attack]:
     """Register attacks: what an adversary can learn from a release of the kinds
-    in ``applies_to``. ``privtool attack`` runs them."""
+    in ``applies_to``. ``refutes`` names the claim models a finding can refute:
+    a finding is a breach only when the release claims that model against the
+    attack's ``adversary``. ``privtool attack`` and ``privtool audit`` run them."""
 
 
 @hookspec
 def privtool_verifiers() -> list[Verifier]:
-    """Register verifiers: each proves or refutes one guarantee of releases of
-    the kinds in ``applies_to``. ``privtool verify`` runs them."""
+    """Register verifiers: each proves or refutes the claims of the models in
+    ``proves`` on releases of the kinds in ``applies_to``; a verifier proving no
+    model is an integrity check (faithfulness, hierarchy, removal-only).
+    ``privtool verify`` (and every command through the assessment engine) runs
+    them."""
 
 
 @hookspec
@@ -90,6 +122,7 @@ HOOKS: dict[str, str] = {
     "refiner": "privtool_refiners",
     "sanitizer": "privtool_sanitizers",
     "anonymizer": "privtool_anonymizers",
+    "claim_model": "privtool_claim_models",
     "attack": "privtool_attacks",
     "verifier": "privtool_verifiers",
     "metric": "privtool_metrics",

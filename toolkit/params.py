@@ -58,6 +58,24 @@ class Param:
             raise ParameterError(f"{self.option} must be one of {', '.join(self.choices)}, not {value!r}.")
         return value
 
+    def json_problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` read from a JSON file (no conversion: a
+        count must be a JSON integer, a fraction a JSON number), or None."""
+        exact = {
+            int: isinstance(value, int) and not isinstance(value, bool),
+            float: isinstance(value, (int, float)) and not isinstance(value, bool),
+            str: isinstance(value, str),
+            bool: isinstance(value, bool),
+        }[self.type]
+        if not exact:
+            kind = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}[self.type]
+            return f"must be {kind}, not {value!r}"
+        try:
+            self.coerce(value)
+        except ParameterError as exc:
+            return exc.message.removeprefix(f"{self.option} ").rstrip(".")
+        return None
+
     def _convert(self, value: Any) -> Any:
         if self.type is bool:
             if isinstance(value, bool):

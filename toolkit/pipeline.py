@@ -4,6 +4,8 @@
 (a parameter shared by two stages, such as ``k``, takes one value), runs the
 stages through the context, and stamps the release with every parameter used
 and its provenance (privtool and plugin versions, input SHA-256, seed). The
+release's claims are those the stages declare (``Anonymizer.claims``, then each
+``Sanitizer.claims`` given the claims before it; :func:`declare_claims`). The
 trail is tied to the release by its SHA-256.
 """
 
@@ -16,7 +18,8 @@ from typing import Any
 
 from . import __version__
 from .atomic import write_text_atomic
-from .components import Anonymizer, Outcome, Sanitizer
+from .claims import Claim
+from .components import Anonymizer, Component, Outcome, Sanitizer
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
@@ -39,6 +42,27 @@ def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
     return {p.name: values[p.name] for p in spec}
 
 
+def declare_claims(registry: Registry, component: Component, claims: Sequence[Claim], kind: str) -> list[Claim]:
+    """``claims`` as ``component`` declared them, checked against the registered
+    claim models: a claim of an unknown model, with invalid parameters or that
+    the release ``kind`` cannot carry is a bug of the component (``ValueError``
+    naming it), never written into a release."""
+    from .verify.structure import claim_problems
+
+    models = {model.name: model for model in registry.all("claim_model")}
+    out = list(claims)
+    for claim in out:
+        if not isinstance(claim, Claim):
+            raise ValueError(f"{component.kind} {component.name!r} declared {claim!r}, which is not a Claim.")
+        problems = claim_problems(claim, kind, models)
+        if problems:
+            key, problem = problems[0]
+            raise ValueError(
+                f"{component.kind} {component.name!r} declares an invalid claim {claim.label}: {key}: {problem}."
+            )
+    return out
+
+
 def apply_sanitizers(
     registry: Registry, outcome: Outcome, chain: Sequence[Sanitizer], values: Mapping[str, Any], ctx: Context
 ) -> Outcome:
@@ -49,7 +73,12 @@ def apply_sanitizers(
             raise ParameterError(
                 f"sanitizer {sanitizer.name!r} applies to {', '.join(sanitizer.applies_to)} releases, not {kind}."
             )
-        outcome = sanitizer.sanitize(outcome, _pick(values, sanitizer.params), ctx)
+        incoming = outcome.release.claims
+        params = _pick(values, sanitizer.params)
+        outcome = sanitizer.sanitize(outcome, params, ctx)
+        outcome.release.claims = declare_claims(
+            registry, sanitizer, sanitizer.claims(params, incoming), outcome.release.kind
+        )
         outcome.release.params.setdefault("sanitizers", []).append(sanitizer.name)
         for param in sanitizer.params:
             outcome.release.params.setdefault(param.name, values[param.name])
@@ -92,7 +121,9 @@ def run_method(
     parameter values (strings from the command line are fine)."""
     anonymizer, chain, spec = stage_specs(registry, method, sanitizers)
     values = resolve(spec, options, f"method {method!r}" + (f" with {', '.join(sanitizers)}" if sanitizers else ""))
-    outcome = anonymizer.anonymize(dataset, _pick(values, anonymizer.params), ctx)
-    outcome.release.params = {"method": method, **_pick(values, anonymizer.params), **outcome.release.params}
+    params = _pick(values, anonymizer.params)
+    outcome = anonymizer.anonymize(dataset, params, ctx)
+    outcome.release.claims = declare_claims(registry, anonymizer, anonymizer.claims(params), outcome.release.kind)
+    outcome.release.params = {"method": method, **params, **outcome.release.params}
     outcome = apply_sanitizers(registry, outcome, chain, values, ctx)
     return stamp(registry, outcome, dataset.content_sha256(), ctx.seed)

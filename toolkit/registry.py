@@ -24,6 +24,7 @@ from .components import (
     KINDS,
     Anonymizer,
     Attack,
+    ClaimModel,
     Component,
     Format,
     Metric,
@@ -36,6 +37,7 @@ from .components import (
 from .errors import PluginError
 
 BUILTIN_PLUGINS: dict[str, str] = {
+    "claim-models": "privtool.plugins.claim_models",
     "formats": "privtool.plugins.formats",
     "generalization": "privtool.plugins.generalization",
     "aa": "privtool.plugins.aa",
@@ -133,6 +135,8 @@ class Registry:
     @overload
     def all(self, kind: Literal["anonymizer"]) -> list[Anonymizer]: ...
     @overload
+    def all(self, kind: Literal["claim_model"]) -> list[ClaimModel]: ...
+    @overload
     def all(self, kind: Literal["attack"]) -> list[Attack]: ...
     @overload
     def all(self, kind: Literal["verifier"]) -> list[Verifier]: ...
@@ -156,6 +160,8 @@ class Registry:
     def get(self, kind: Literal["sanitizer"], name: str) -> Sanitizer: ...
     @overload
     def get(self, kind: Literal["anonymizer"], name: str) -> Anonymizer: ...
+    @overload
+    def get(self, kind: Literal["claim_model"], name: str) -> ClaimModel: ...
     @overload
     def get(self, kind: Literal["attack"], name: str) -> Attack: ...
     @overload

@@ -1,6 +1,7 @@
-"""The published release and its JSON format ``privtool-release/1``.
+"""The published release and its JSON format ``privtool-release/2``.
 
-Three kinds share one envelope (docs/design.md, "Release format"):
+Three kinds share one envelope (docs/design.md, "Release format"), which states
+the release's ``claims`` (:mod:`privtool.claims`):
 
 * ``disassociated``: ``clusters`` (record chunks and a term chunk each) and
   ``joint_clusters`` (shared chunks over several clusters);
@@ -11,6 +12,9 @@ Everything is published by item label. :meth:`Release.canonical` sorts every
 order that could link rows back to the input (sub-records of a chunk, records,
 term chunks); :func:`write_release` always writes the canonical form, atomically.
 :func:`release_from_json` validates and names the JSON path of the first problem.
+Version 1 files (no ``claims``) are still read: their claims are derived from
+the kind and the parameters (:func:`privtool.claims.claims_of_version_1`) and
+``Release.format`` keeps the version read, so that reports can say so.
 """
 
 from __future__ import annotations
@@ -24,11 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import write_text_atomic
+from .claims import Claim, claims_of_version_1
 from .dataset import label_sort_key
 from .errors import InputError
 from .gcpause import keep_for_the_run, paused_gc
 
-FORMAT = "privtool-release/1"
+FORMAT = "privtool-release/2"
+FORMAT_V1 = "privtool-release/1"
+FORMATS = (FORMAT, FORMAT_V1)
+"""Versions :func:`release_from_json` reads; :data:`FORMAT` is the one written."""
 KINDS = ("disassociated", "generalized", "sanitized")
 
 Itemset = list[str]
@@ -86,10 +94,12 @@ class JointCluster:
 
 @dataclass
 class Release:
-    """What is published. ``params`` holds every parameter used (``method``,
-    ``k``, ``m``, ...); ``provenance`` the versions, input SHA-256 and seed;
-    ``stats`` the counts a reader needs to see that nothing was lost
-    (``records_in``, ``suppressed_records``, ...)."""
+    """What is published. ``claims`` are the privacy models it claims;
+    ``params`` every parameter used (``method``, ``k``, ``m``, ...);
+    ``provenance`` the versions, input SHA-256 and seed; ``stats`` the counts a
+    reader needs to see that nothing was lost (``records_in``,
+    ``suppressed_records``, ...). ``format`` is the format version it was read
+    from (always written as :data:`FORMAT`)."""
 
     kind: str
     params: dict[str, Any] = field(default_factory=dict)
@@ -99,6 +109,13 @@ class Release:
     joint_clusters: list[JointCluster] = field(default_factory=list)
     records: list[Itemset] = field(default_factory=list)
     hierarchy: dict[str, Any] | None = None
+    claims: list[Claim] = field(default_factory=list)
+    format: str = FORMAT
+
+    @property
+    def claims_derived(self) -> bool:
+        """Whether the claims were derived from a version 1 file's kind and params."""
+        return self.format == FORMAT_V1
 
     def canonical(self) -> Release:
         """A copy with every publishable order canonical (see module doc)."""
@@ -118,6 +135,8 @@ class Release:
             ],
             records=order.chunk(self.records),
             hierarchy=self.hierarchy,
+            claims=list(self.claims),
+            format=self.format,
         )
 
     def _labels(self) -> Iterator[str]:
@@ -140,6 +159,7 @@ class Release:
         out: dict[str, Any] = {
             "format": FORMAT,
             "kind": release.kind,
+            "claims": [claim.to_json() for claim in release.claims],
             "params": release.params,
             "provenance": release.provenance,
             "stats": release.stats,
@@ -238,19 +258,35 @@ def well_formed_itemsets(rows: list) -> bool:
 
 
 def release_from_json(obj: Any, source: object = "release") -> Release:
-    """Validate a parsed ``privtool-release/1`` object and build the :class:`Release`."""
+    """Validate a parsed ``privtool-release/2`` (or ``/1``) object and build the
+    :class:`Release`; a version 1 file's claims are derived from its kind and params."""
     check = _Checker(source)
-    common = ("format", "kind", "params", "provenance")
+    if isinstance(obj, dict) and obj.get("format") not in FORMATS:
+        check.fail("$.format", f"expected {FORMAT!r} (or {FORMAT_V1!r}), found {obj.get('format')!r}")
+    version = str(obj.get("format")) if isinstance(obj, dict) else FORMAT
+    common = ("format", "kind", "params", "provenance", *(("claims",) if version == FORMAT else ()))
     top = check.obj(obj, "$", common, ("stats", "clusters", "joint_clusters", "records", "hierarchy"))
-    if top["format"] != FORMAT:
-        check.fail("$.format", f"expected {FORMAT!r}, found {top['format']!r}")
     kind = top["kind"]
     if kind not in KINDS:
         check.fail("$.kind", f"expected one of {', '.join(KINDS)}, found {kind!r}")
     for key in ("params", "provenance", "stats"):
         if key in top and not isinstance(top[key], dict):
             check.fail(f"$.{key}", "expected an object")
-    release = Release(kind=kind, params=top["params"], provenance=top["provenance"], stats=top.get("stats", {}))
+    if version == FORMAT:
+        claims = [
+            Claim.from_json(raw, f"$.claims[{i}]", source)
+            for i, raw in enumerate(check.array(top["claims"], "$.claims"))
+        ]
+    else:
+        claims = claims_of_version_1(kind, top["params"])
+    release = Release(
+        kind=kind,
+        params=top["params"],
+        provenance=top["provenance"],
+        stats=top.get("stats", {}),
+        claims=claims,
+        format=version,
+    )
     if kind == "disassociated":
         if "records" in top:
             check.fail("$.records", "a disassociated release publishes clusters, not records")

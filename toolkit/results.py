@@ -18,20 +18,26 @@ ORIGINAL_DATA_KEYS = ("target_record", "original_record", "original_records", "k
 class Finding:
     """One thing an adversary can learn.
 
-    ``severity`` is ``breach`` when the finding breaks the release's stated
-    guarantee (``privtool attack`` then exits 1), ``risk`` when it does not break
-    it but matters (e.g. a success probability above 1/k of a weaker model),
-    ``info`` otherwise. ``evidence`` holds what a reader needs to check it by hand
-    (itemsets, counts, the chunk it comes from), JSON-ready. Evidence taken from
-    the original data (not the release) goes under the keys in
-    :data:`ORIGINAL_DATA_KEYS`, which reports leave out unless asked to include
-    examples.
+    ``refutes`` names the claim model the finding refutes, judged with the
+    parameters the release claims (a known itemset of at most m items matching
+    fewer than k records refutes ``km-anonymity``), or None. ``severity`` is
+    ``breach`` when the release claims that model against the attack's adversary
+    (the assessment engine decides this from the claims: ``privtool attack``
+    then exits 1), ``risk`` when the finding matters but breaks no claim, with
+    ``explanation`` saying in one sentence what the adversary learns and why no
+    claim covers it, ``info`` otherwise. ``evidence`` holds what a reader needs to
+    check it by hand (itemsets, counts, the chunk it comes from), JSON-ready.
+    Evidence taken from the original data (not the release) goes under the keys
+    in :data:`ORIGINAL_DATA_KEYS`, which reports leave out unless asked to
+    include examples.
     """
 
     attack: str
     severity: str
     title: str
     evidence: dict[str, Any] = field(default_factory=dict)
+    refutes: str | None = None
+    explanation: str = ""
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
@@ -50,9 +56,11 @@ class Certificate:
     """The verdict on one guarantee of a release.
 
     ``holds`` is True (proved: every unit certified), False (refuted: ``witness``
-    gives a concrete counterexample) or None (not applicable / not checked, with
-    the reason in ``details``). ``engine`` is ``cpsat``, ``enum`` or ``both``;
-    ``units`` the number of chunks/records/rules checked; ``seconds`` the time.
+    gives a concrete counterexample) or None (not checked: the reason in
+    ``details["reason"]``; ``details["timed_out"]`` when a time bound stopped
+    it). ``engine`` is ``cpsat``, ``enum`` or ``both``; ``units`` the number of
+    chunks/records/rules checked (a certificate with 0 units had nothing to
+    check and proves nothing); ``seconds`` the time.
     """
 
     guarantee: str

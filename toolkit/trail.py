@@ -15,6 +15,9 @@ Fields (all optional but ``format`` and ``release_sha256``):
 * ``ghost_records``: ``{"cluster": id, "chunk": index, "items": [...]}`` for every
   sub-record a sanitizer invented;
 * ``removed_items``: ``[record position, label]`` for every item occurrence removed;
+* ``sensitive_rules``: ``[[antecedent labels], [consequent labels]]`` for every
+  rule a rule-hiding sanitizer hid (a secret: the release's ``rule-hiding``
+  claim states only the thresholds);
 * ``notes``: free-form details a component wants to keep (a dict).
 """
 
@@ -30,7 +33,7 @@ from .errors import InputError
 from .release import load_json_file
 
 FORMAT = "privtool-trail/1"
-_LIST_FIELDS = ("cluster_of_record", "suppressed_records", "ghost_records", "removed_items")
+_LIST_FIELDS = ("cluster_of_record", "suppressed_records", "ghost_records", "removed_items", "sensitive_rules")
 
 
 @dataclass
@@ -43,10 +46,11 @@ class Trail:
     suppressed_records: list[int] = field(default_factory=list)
     ghost_records: list[dict[str, Any]] = field(default_factory=list)
     removed_items: list[list[Any]] = field(default_factory=list)
+    sensitive_rules: list[list[list[str]]] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "format": FORMAT,
             "release_sha256": self.release_sha256,
             "input_sha256": self.input_sha256,
@@ -54,11 +58,28 @@ class Trail:
             "suppressed_records": sorted(self.suppressed_records),
             "ghost_records": self.ghost_records,
             "removed_items": self.removed_items,
-            "notes": self.notes,
         }
+        if self.sensitive_rules:
+            out["sensitive_rules"] = self.sensitive_rules
+        out["notes"] = self.notes
+        return out
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def rule_problem(value: Any) -> str | None:
+    """What is wrong with one ``[[antecedent labels], [consequent labels]]`` rule, or None."""
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(side, list) and side and all(isinstance(x, str) and x for x in side) for side in value)
+    )
+    if not ok:
+        return "expected [[antecedent labels], [consequent labels]]"
+    if set(value[0]) & set(value[1]):
+        return "an item is on both sides of the rule"
+    return None
 
 
 def trail_from_json(obj: Any, source: object = "trail") -> Trail:
@@ -84,6 +105,10 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
     for i, ghost in enumerate(obj.get("ghost_records", [])):
         if not isinstance(ghost, dict) or not {"cluster", "chunk", "items"} <= set(ghost):
             fail(f"$.ghost_records[{i}]", "expected an object with cluster, chunk and items")
+    for i, rule in enumerate(obj.get("sensitive_rules", [])):
+        problem = rule_problem(rule)
+        if problem is not None:
+            fail(f"$.sensitive_rules[{i}]", problem)
     if "notes" in obj and not isinstance(obj["notes"], dict):
         fail("$.notes", "expected an object")
     return Trail(
@@ -93,6 +118,7 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
         suppressed_records=list(obj.get("suppressed_records", [])),
         ghost_records=list(obj.get("ghost_records", [])),
         removed_items=list(obj.get("removed_items", [])),
+        sensitive_rules=list(obj.get("sensitive_rules", [])),
         notes=dict(obj.get("notes", {})),
     )
 

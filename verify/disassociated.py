@@ -4,12 +4,17 @@
   itemset of 1..m items that occurs in a chunk occurs in at least k of its
   sub-records; Terrovitis et al. 2012, ALGORITHM-NOTES 1.1). One unit per chunk.
 * ``cover-freedom``: no chunk has a covered item (Awad et al., Definition 3 and
-  Definition 4 "safe disassociation"). Claimed only by releases that went through
-  the ``safe-disassociation`` sanitizer; reported for every release.
+  Definition 4 "safe disassociation"). Proves the ``cover-freedom`` claim, which
+  the ``safe-disassociation`` sanitizer makes.
 * ``disassociation-guarantee``: Awad et al., Definition 2 (after Terrovitis et
   al.): for every itemset I of 1..m items that some reconstruction contains, some
   reconstruction contains I in at least k records. Computed exactly from the
   maximum support of I over all reconstructions (:mod:`.reconstruction_bounds`).
+
+A ``km-anonymity`` claim on a disassociated release is proved by ``km-anonymity``
+(the chunks, what the release publishes) and ``disassociation-guarantee`` (what
+an adversary can reconstruct, which also covers term chunks and clusters too
+small for k) together: both must hold (docs/guarantees.md).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ class KmAnonymity(Verifier):
     summary = "Every record chunk and shared chunk is k^m-anonymous (CP-SAT / enumeration per chunk)."
     params = (K_CHECKED, M_CHECKED, ENGINE)
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated",)
+    proves: ClassVar[tuple[str, ...]] = ("km-anonymity",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
@@ -75,17 +81,12 @@ class KmAnonymity(Verifier):
         ]
 
 
-def cover_freedom_claimed(release: Release) -> bool:
-    """A release claims cover-freedom when the safe-disassociation sanitizer made it."""
-    return "safe-disassociation" in (release.params.get("sanitizers") or []) or bool(release.params.get("cover_free"))
-
-
 class CoverFreedom(Verifier):
     name = "cover-freedom"
     summary = "No chunk has a covered item (safe disassociation, Awad et al. Definitions 3-4)."
     params = (ENGINE,)
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated",)
-    criterion: ClassVar[str] = "inference"
+    proves: ClassVar[tuple[str, ...]] = ("cover-freedom",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
@@ -96,15 +97,7 @@ class CoverFreedom(Verifier):
         else:
             units = [_pack(u, (engine,)) for u in chunk_units(release)]
             results = ctx.map(check_cover_unit, units, "cover-freedom of chunks")
-        certificate = certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start)
-        claimed = cover_freedom_claimed(release)
-        certificate.details["claimed"] = claimed
-        if not claimed and certificate.holds is False:
-            # A plain disassociated release does not promise cover-freedom: report
-            # what was found (witness and counts) without refuting a claim it never made.
-            certificate.holds = None
-            certificate.details["reason"] = "not claimed: the release did not go through safe-disassociation"
-        return [certificate]
+        return [certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start)]
 
 
 class DisassociationGuarantee(Verifier):
@@ -112,9 +105,10 @@ class DisassociationGuarantee(Verifier):
     summary = "Every itemset of up to m items that a reconstruction can hold reaches support k in some reconstruction."
     params = (K_CHECKED, M_CHECKED)
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated",)
+    proves: ClassVar[tuple[str, ...]] = ("km-anonymity",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         return [check_disassociation_guarantee(release, level(release, params, "k"), level(release, params, "m"), ctx)]
 
 
-__all__ = ["CoverFreedom", "DisassociationGuarantee", "KmAnonymity", "chunk_units", "cover_freedom_claimed"]
+__all__ = ["CoverFreedom", "DisassociationGuarantee", "KmAnonymity", "chunk_units"]

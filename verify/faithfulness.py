@@ -322,7 +322,6 @@ class Faithfulness(Verifier):
     )
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("disassociated", "generalized", "sanitized")
-    criterion: ClassVar[str] = "faithfulness"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()

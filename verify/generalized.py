@@ -1,7 +1,8 @@
 """Verifiers of a ``generalized`` release.
 
 * ``k-anonymity`` (He & Naughton 2009, section 3.1): every published record
-  occurs at least k times. One unit per distinct record.
+  occurs at least k times. One unit per distinct record. Proves the
+  ``k-anonymity`` claim of generalized and sanitized releases.
 * ``hierarchy``: the published hierarchy is a tree (one parent per node, every
   node reaches the root, no cycle), every published label is one of its nodes,
   and, when the original is given, the published records can be assigned to
@@ -9,7 +10,8 @@
   an ancestor-or-self in the published record, and every published label is the
   deepest such label of an original item: the deepest-cover reading of nested
   labels, docs/formats.md). The assignment is computed, not read from the trail,
-  so it holds whatever the method wrote there (:mod:`.matching`).
+  so it holds whatever the method wrote there (:mod:`.matching`). An integrity
+  check: it proves no claim model.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class KAnonymity(Verifier):
     name = "k-anonymity"
     summary = "Every generalized record occurs at least k times."
     params = (K_CHECKED,)
-    applies_to: ClassVar[tuple[str, ...]] = ("generalized",)
+    applies_to: ClassVar[tuple[str, ...]] = ("generalized", "sanitized")
+    proves: ClassVar[tuple[str, ...]] = ("k-anonymity",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
@@ -99,7 +102,6 @@ class HierarchyConsistency(Verifier):
     summary = "Published labels are nodes of the published tree and generalize distinct original records."
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("generalized",)
-    criterion: ClassVar[str] = "faithfulness"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()

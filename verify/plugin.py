@@ -8,6 +8,7 @@ from privtool.hookspecs import hookimpl
 from .disassociated import CoverFreedom, DisassociationGuarantee, KmAnonymity
 from .faithfulness import Faithfulness
 from .generalized import HierarchyConsistency, KAnonymity
+from .records_km import KmAnonymityOfRecords
 from .sanitized import RemovalOnly, RuleHiding
 
 
@@ -18,6 +19,7 @@ def privtool_verifiers() -> list[Verifier]:
         DisassociationGuarantee(),
         CoverFreedom(),
         KAnonymity(),
+        KmAnonymityOfRecords(),
         HierarchyConsistency(),
         RuleHiding(),
         RemovalOnly(),

@@ -1,17 +1,21 @@
 """Verifiers of a ``sanitized`` release (association-rule hiding).
 
-Convention shared with the rule-hiding sanitizers: ``params.sensitive_rules`` is a
-list of ``[[antecedent labels], [consequent labels]]``, ``params.min_support`` an
-absolute count and ``params.min_confidence`` a fraction. A rule X -> Y is hidden
-iff s(X ∪ Y) < min_support or s(X ∪ Y) / s(X) < min_confidence (a rule whose
-antecedent no record holds is hidden: it cannot be mined).
+The ``rule-hiding`` claim states the thresholds (``min_support`` an absolute
+count, ``min_confidence`` a fraction); the sensitive rules are a secret read
+from the private trail (:func:`privtool.sensitive_rules.sensitive_rules`; a
+``privtool-release/1`` file still has them in ``params.sensitive_rules``). A
+rule X -> Y is hidden iff s(X ∪ Y) < min_support or s(X ∪ Y) / s(X) <
+min_confidence (a rule whose antecedent no record holds is hidden: it cannot be
+mined).
 
 * ``rule-hiding``: every sensitive rule is hidden in the published records; the
-  exact counts s(X ∪ Y) and s(X) are the evidence. One unit per rule.
-* ``removal-only`` (needs the original): the sanitized data only removed items.
-  With a trail, its ``removed_items`` ([record position, label]) must turn the
-  original into exactly the published multiset of records; without one, the
-  published records must match distinct original supersets (:mod:`.matching`).
+  exact counts s(X ∪ Y) and s(X) are the evidence. One unit per rule. Without
+  the trail it cannot check (the claim stays unverified).
+* ``removal-only`` (needs the original; an integrity check): the sanitized data
+  only removed items. With a trail, its ``removed_items`` ([record position,
+  label]) must turn the original into exactly the published multiset of
+  records; without one, the published records must match distinct original
+  supersets (:mod:`.matching`).
 """
 
 from __future__ import annotations
@@ -20,42 +24,35 @@ import time
 from collections import Counter
 from typing import Any, ClassVar
 
+from privtool.claims import claimed
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
-from privtool.errors import InputError
+from privtool.errors import ParameterError
+from privtool.params import Param
 from privtool.release import Release
 from privtool.results import Certificate
+from privtool.sensitive_rules import sensitive_rules
 
 from .matching import unmatched_subsets
 
-
-def sensitive_rules(release: Release) -> list[tuple[list[str], list[str]]]:
-    """The release's stated sensitive rules, validated."""
-    raw = release.params.get("sensitive_rules")
-    if not isinstance(raw, list):
-        raise InputError("the sanitized release states no params.sensitive_rules list", path="release")
-    rules = []
-    for i, rule in enumerate(raw):
-        ok = (
-            isinstance(rule, list)
-            and len(rule) == 2
-            and all(isinstance(side, list) and side and all(isinstance(x, str) for x in side) for side in rule)
-        )
-        if not ok:
-            raise InputError(
-                f"params.sensitive_rules[{i}] is not [[antecedent labels], [consequent labels]]", path="release"
-            )
-        rules.append((list(rule[0]), list(rule[1])))
-    return rules
+MIN_SUPPORT = Param("min_support", int, None, "support threshold to check (default: the claimed one)", min=1)
+MIN_CONFIDENCE = Param(
+    "min_confidence", float, None, "confidence threshold to check (default: the claimed one)", min=0.0, max=1.0
+)
 
 
-def _threshold(release: Release, key: str, kind: type) -> Any:
-    value = release.params.get(key)
-    if kind is int and (not isinstance(value, int) or isinstance(value, bool)):
-        raise InputError(f"params.{key} must be an absolute count (an integer), found {value!r}", path="release")
-    if kind is float and (not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1):
-        raise InputError(f"params.{key} must be a number in [0, 1], found {value!r}", path="release")
-    return value
+def thresholds(release: Release, params: dict[str, Any]) -> tuple[int, float]:
+    """The thresholds to check: the given ones, else the release's rule-hiding claim's."""
+    claims = claimed(release.claims, "rule-hiding")
+    values = []
+    for name in ("min_support", "min_confidence"):
+        value = params.get(name)
+        if value is None:
+            if not claims:
+                raise ParameterError(f"the release claims no rule-hiding, so it states no {name}.")
+            value = claims[0].params[name]
+        values.append(value)
+    return int(values[0]), float(values[1])
 
 
 def rule_counts(records: list[list[str]], antecedent: list[str], consequent: list[str]) -> tuple[int, int]:
@@ -80,19 +77,19 @@ def rule_hidden(s_xy: int, s_x: int, min_support: int, min_confidence: float) ->
 
 class RuleHiding(Verifier):
     name = "rule-hiding"
-    summary = "Every sensitive rule is below the support or the confidence threshold."
-    params = ()
+    summary = "Every sensitive rule (from the private trail) is below the support or the confidence threshold."
+    params = (MIN_SUPPORT, MIN_CONFIDENCE)
     applies_to: ClassVar[tuple[str, ...]] = ("sanitized",)
-    criterion: ClassVar[str] = "inference"
+    proves: ClassVar[tuple[str, ...]] = ("rule-hiding",)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
-        rules = sensitive_rules(release)
-        min_support = _threshold(release, "min_support", int)
-        min_confidence = float(_threshold(release, "min_confidence", float))
+        rules = sensitive_rules(release, evidence.trail, evidence.extra.get("release_sha256"))
+        min_support, min_confidence = thresholds(release, params)
         evidence_rows = []
         failing = []
-        for antecedent, consequent in rules:
+        for rule in rules:
+            antecedent, consequent = list(rule.antecedent), list(rule.consequent)
             s_xy, s_x = rule_counts(release.records, antecedent, consequent)
             row = {
                 "antecedent": antecedent,
@@ -123,7 +120,6 @@ class RemovalOnly(Verifier):
     summary = "The sanitized records come from the original by removing items only (needs the original)."
     params = ()
     applies_to: ClassVar[tuple[str, ...]] = ("sanitized",)
-    criterion: ClassVar[str] = "faithfulness"
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()

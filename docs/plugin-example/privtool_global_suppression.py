@@ -3,8 +3,11 @@
 It removes every item whose support (number of records holding it) is below
 ``k``, everywhere, and drops the records left empty. What remains satisfies
 k^1-anonymity: every published item occurs in at least k records of the input.
-The release is of kind ``sanitized``; the private trail lists every removed
-item occurrence and every dropped record, so nothing is lost silently.
+The anonymizer says so in :meth:`GlobalSuppression.claims`, the pipeline writes
+the claim into the release, and ``privtool verify`` proves it with the built-in
+``km-anonymity-records`` verifier. The release is of kind ``sanitized``; the
+private trail lists every removed item occurrence and every dropped record, so
+nothing is lost silently.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from privtool.claims import Claim
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -26,6 +30,10 @@ class GlobalSuppression(Anonymizer):
     name = "global-suppression"
     summary = "remove every item with support below k (k^1-anonymity by suppression)"
     params = (K,)
+
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """k^1-anonymity: one known item never narrows a person down to fewer than k records."""
+        return [Claim("km-anonymity", {"k": params["k"], "m": 1})]
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         k = params["k"]

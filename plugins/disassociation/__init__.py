@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from privtool.claims import Claim
 from privtool.components import Anonymizer, Metric, Outcome, Partitioner, Partitioning, Refiner, VerticalChunker
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -102,6 +103,11 @@ class Disassociate(Anonymizer):
     summary = "disassociation: HORPART (+ strategy), VERPART, REFINE; k^m-anonymous record and shared chunks"
     params = (PARTITIONER, K, M, MAX_CLUSTER_SIZE, REFINE)
 
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """k^m-anonymity at the method's k and m (every record chunk and shared
+        chunk k^m-anonymous, hence the disassociation guarantee)."""
+        return [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]
+
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         k, m = params["k"], params["m"]
         partitioning = StrategyPartitioner(params["partitioner"]).partition(dataset, params, ctx)
@@ -160,6 +166,7 @@ class TLost(Metric):
         "and of item occurrences (tlost_occurrences) left in term chunks"
     )
     applies_to = ("disassociated",)
+    better = "lower"
     needs = ("original",)
     params = (
         Param(

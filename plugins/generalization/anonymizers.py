@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from privtool.arrays import pair_key, run_starts, split_pair_key, unique_int
+from privtool.claims import Claim
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -61,6 +62,10 @@ class _LocalGeneralization(Anonymizer):
 
     params = (K, HIERARCHY, HIERARCHY_FORMAT, GAIN)
     reallocates: ClassVar[bool] = False
+
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """Strict k-anonymity: every published record occurs at least k times."""
+        return [Claim("k-anonymity", {"k": params["k"]})]
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         k = params["k"]

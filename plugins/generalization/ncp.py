@@ -72,6 +72,7 @@ class Ncp(Metric):
     name = "ncp"
     summary = "NCP information loss of a generalized release (He & Naughton 2009; LGR 2023)"
     applies_to = ("generalized",)
+    better = "lower"
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         if release.hierarchy is None:

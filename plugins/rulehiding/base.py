@@ -7,10 +7,12 @@ returns an :class:`~privtool.components.Outcome` whose release has kind
 ``sanitized`` and whose trail lists every removed occurrence as
 ``[record position, label]``.
 
-Release convention (shared with the ``verify`` helper): ``params`` hold
-``sensitive_rules`` as ``[[antecedent labels], [consequent labels]]``,
-``min_support`` as an ABSOLUTE count, ``min_confidence`` as a float, and
-``min_support_relative`` when the user gave a fraction.
+Release convention: the release claims ``rule-hiding`` with ``min_support``
+as an ABSOLUTE count and ``min_confidence`` as a float (:meth:`claims`; the
+caller, :func:`privtool.hiding.hide`, turns a relative support into the count
+first); ``params`` repeat the thresholds. The sensitive rules are a secret: they
+go to the private trail (``Trail.sensitive_rules``, ``[[antecedent labels],
+[consequent labels]]``), never into the release.
 
 Subclasses implement :meth:`RuleHidingSanitizer.hide` on a
 :class:`~privtool.plugins.rulehiding.workspace.Workspace`. Whatever the
@@ -21,8 +23,10 @@ still strong.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from privtool.claims import Claim
 from privtool.components import Outcome, Sanitizer
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -58,6 +62,15 @@ class RuleHidingSanitizer(Sanitizer):
         for the trail (solver status, passes, ...)."""
         raise NotImplementedError
 
+    def claims(self, params: dict[str, Any], incoming: Sequence[Claim]) -> list[Claim]:
+        """``rule-hiding`` at the thresholds (``min_support`` an absolute count)."""
+        return [
+            Claim(
+                "rule-hiding",
+                {"min_support": int(params["min_support"]), "min_confidence": float(params["min_confidence"])},
+            )
+        ]
+
     def sanitize(self, target: Outcome | Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         if not isinstance(target, Dataset):
             raise ParameterError(f"sanitizer {self.name!r} hides rules in raw data, not in a release.")
@@ -72,24 +85,22 @@ class RuleHidingSanitizer(Sanitizer):
                 raise RuntimeError(f"sanitizer {self.name!r} left the rule {rule.rule.text} strong")
         sanitized = workspace.result()
         return Outcome(
-            release=sanitized_release(dataset, sanitized, rules, thresholds, params, self.name),
-            trail=removal_trail(workspace, notes),
+            release=sanitized_release(dataset, sanitized, thresholds, params, self.name),
+            trail=removal_trail(workspace, rules, notes),
         )
 
 
 def sanitized_release(
-    original: Dataset, sanitized: Dataset, rules: list[Rule], thresholds: Thresholds, params: dict[str, Any], name: str
+    original: Dataset, sanitized: Dataset, thresholds: Thresholds, params: dict[str, Any], name: str
 ) -> Release:
-    """The ``sanitized`` release of ``sanitized`` with the convention's params and stats."""
+    """The ``sanitized`` release of ``sanitized`` with the convention's params
+    and stats (never the sensitive rules)."""
     release_params: dict[str, Any] = {
         "method": "rule-hiding",
         "sanitizer": name,
-        "sensitive_rules": [rule.to_json() for rule in rules],
         "min_support": thresholds.min_support,
         "min_confidence": float(params["min_confidence"]),
     }
-    if params["min_support"] < 1:
-        release_params["min_support_relative"] = float(params["min_support"])
     for key, value in params.items():
         if key not in {p.name for p in COMMON_PARAMS}:
             release_params[key] = value
@@ -106,9 +117,13 @@ def sanitized_release(
     return Release(kind="sanitized", params=release_params, stats=stats, records=sanitized.to_label_records())
 
 
-def removal_trail(workspace: Workspace, notes: dict[str, Any]) -> Trail:
+def removal_trail(workspace: Workspace, rules: list[Rule], notes: dict[str, Any]) -> Trail:
     """The trail: every removed occurrence as ``[record position, label]``, in
-    record order, plus the sanitizer's notes."""
+    record order, the sensitive rules, and the sanitizer's notes."""
     labels = workspace.dataset.labels
     removed = sorted(workspace.log)
-    return Trail(removed_items=[[record, labels[item]] for record, item in removed], notes=dict(notes))
+    return Trail(
+        removed_items=[[record, labels[item]] for record, item in removed],
+        sensitive_rules=[rule.to_json() for rule in rules],
+        notes=dict(notes),
+    )

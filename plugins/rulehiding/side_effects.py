@@ -25,12 +25,14 @@ from typing import Any
 
 import numpy as np
 
+from privtool.claims import claimed
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.errors import MissingEvidence, ParameterError
 from privtool.mining import Rule, Thresholds, confidence_fraction, rule_universe
 from privtool.release import Release
+from privtool.sensitive_rules import sensitive_rules
 from privtool.trail import Trail
 
 
@@ -89,19 +91,21 @@ def side_effects(
     }
 
 
-def release_rules(release: Release) -> tuple[list[Rule], Thresholds]:
-    """The sensitive rules and thresholds a ``sanitized`` release states in its params."""
-    params = release.params
+def release_rules(
+    release: Release, trail: Trail | None, release_sha256: str | None = None
+) -> tuple[list[Rule], Thresholds]:
+    """The sensitive rules (from the private trail, or a version 1 release's
+    params) and the thresholds of the release's ``rule-hiding`` claim;
+    :class:`~privtool.errors.MissingEvidence` when either is not there."""
+    claims = claimed(release.claims, "rule-hiding")
+    if not claims:
+        raise MissingEvidence("the release claims no rule-hiding, so it states no thresholds to mine at.")
+    rules = sensitive_rules(release, trail, release_sha256)
+    params = claims[0].params
     try:
-        rules = [Rule.of(ante, cons) for ante, cons in params["sensitive_rules"]]
-        min_support = params["min_support"]
-        if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 1:
-            raise ValueError(min_support)
-        thresholds = Thresholds(min_support, confidence_fraction(params["min_confidence"]))
+        thresholds = Thresholds(int(params["min_support"]), confidence_fraction(float(params["min_confidence"])))
     except (KeyError, TypeError, ValueError) as exc:
-        raise ParameterError(
-            f"the release does not state its sensitive rules and thresholds as a rule-hiding release does ({exc!r})."
-        ) from None
+        raise ParameterError(f"the release's rule-hiding claim does not state valid thresholds ({exc!r}).") from None
     return rules, thresholds
 
 
@@ -115,10 +119,11 @@ class RuleSideEffects(Metric):
         "hiding failure, lost and ghost rules, misses cost, dissimilarity, side-effect factor of a rule-hiding release"
     )
     applies_to = ("sanitized",)
+    better = "lower"
     needs = ("original",)
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         if evidence.original is None:  # ``needs`` keeps this from happening through the runners
             raise MissingEvidence(f"metric {self.name!r} needs the original data (--original DATA).")
-        rules, thresholds = release_rules(release)
+        rules, thresholds = release_rules(release, evidence.trail, evidence.extra.get("release_sha256"))
         return side_effects(evidence.original, release_dataset(release), rules, thresholds, evidence.trail)

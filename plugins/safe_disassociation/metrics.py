@@ -117,6 +117,7 @@ class Pem(Metric):
     name = "pem"
     summary = "share of record chunks with a covered item (safe-disassociation paper 5.1.1)"
     applies_to = ("disassociated",)
+    better = "lower"
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         return pem(release)
@@ -126,6 +127,7 @@ class Rlm(Metric):
     name = "rlm"
     summary = "relative loss of item occurrences caused by safe disassociation (5.1.2)"
     applies_to = ("disassociated",)
+    better = "lower"
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
         return rlm(release)
@@ -135,6 +137,7 @@ class Rae(Metric):
     name = "rae"
     summary = "relative association error of item pairs, original vs expected reconstruction (5.1.3)"
     applies_to = ("disassociated",)
+    better = "lower"
     needs = ("original",)
     params = (
         Param(

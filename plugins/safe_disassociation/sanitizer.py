@@ -36,6 +36,7 @@ from functools import partial
 from typing import Any
 
 from privtool.attacks.cover import RECORD, SHARED, ChunkRef, analyse_chunk
+from privtool.claims import Claim
 from privtool.components import Outcome, Sanitizer
 from privtool.context import Context, SeedSplitter
 from privtool.params import K, M, Param
@@ -321,3 +322,10 @@ class SafeDisassociation(Sanitizer):
 
     def sanitize(self, target: Outcome | Any, params: dict[str, Any], ctx: Context) -> Outcome:
         return safe_disassociate(target, params["k"], params["m"], params["max_cluster_size"], ctx)
+
+    def claims(self, params: dict[str, Any], incoming: Sequence[Claim]) -> list[Claim]:
+        """The incoming ``km-anonymity`` claims (partial suppression keeps every
+        item's support and ghost sub-records repeat existing ones, lemma 2; a
+        removed chunk has nothing left to break) plus ``cover-freedom`` at m."""
+        kept = [claim for claim in incoming if claim.model == "km-anonymity"]
+        return [*kept, Claim("cover-freedom", {"m": params["m"]})]

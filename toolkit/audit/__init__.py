@@ -1,64 +1,102 @@
 """The audit: everything a privacy officer needs to sign off a release.
 
-:func:`build_audit` runs every verifier, attack and metric that applies to the
-release (through the registry, so third-party components take part too) and
-arranges the results by the three criteria of the Article 29 Working Party's
-Opinion 05/2014 on anonymisation techniques — singling out, linkability,
-inference — plus faithfulness (nothing lost, nothing invented). The verdict
-comes first: FAIL when any certificate is refuted or any finding breaks the
-release's stated guarantee, INCOMPLETE when nothing certifies it against
-singling out. Renderers live in :mod:`privtool.audit.render`.
+:func:`build_audit` runs the assessment engine with the widest scope (structure,
+claims, integrity checks, every attack and metric that applies, through the
+registry, so third-party components take part too) and arranges the result for
+a reader: the verdict and the three criteria of the Article 29 Working Party's
+Opinion 05/2014 on anonymisation techniques (singling out, linkability,
+inference), per adversary model, first; then each claim with the adversary it
+holds against, what was lost (suppressed records, removed occurrences) and the
+utility metrics with the direction that is better, the attack findings
+summarised, and the full findings in an appendix. The verdict and the criteria
+come from :class:`~privtool.assess.Assessment`, so ``verify``, ``attack`` and
+``audit`` cannot disagree. Renderers: :mod:`.render` (terminal, Markdown, JSON)
+and :mod:`.html`.
 """
 
 from __future__ import annotations
 
 import shlex
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__
-from ..assess import options_for, run_attacks, run_metrics, select
-from ..components import CRITERIA, Evidence
+from ..assess import AUDIT, Assessment, AttackRun, CriterionResult, MetricResult, assess
+from ..assessment_tables import redact
+from ..components import Evidence
 from ..context import Context
 from ..registry import Registry
 from ..release import Release
-from ..results import Certificate, Finding
+from ..results import Finding
 
-CRITERION_TITLES = {
-    "singling-out": "Singling out",
-    "linkability": "Linkability",
-    "inference": "Inference",
-    "faithfulness": "Faithfulness",
-}
+CRITERION_TITLES = {"singling-out": "Singling out", "linkability": "Linkability", "inference": "Inference"}
 CRITERION_QUESTIONS = {
     "singling-out": "Can a person's record be isolated from a few known items?",
     "linkability": "Can records be linked to a person with background knowledge?",
     "inference": "Can an item be deduced with certainty, or a hidden pattern recovered?",
-    "faithfulness": "Was every input record published or counted, and nothing invented?",
 }
+ADVERSARY_TITLES = {
+    "consistent-reconstruction": "Adversary who knows the release and some items",
+    "algorithm-aware": "Adversary who also knows the algorithm",
+}
+WORST_SHOWN = 5
+"""Findings shown per attack in the main text; the rest are in the appendix."""
 
 
 @dataclass
-class Section:
-    """One criterion: the certificates and findings that inform it."""
+class Loss:
+    """One thing the release gave up to protect people, with a sentence."""
 
-    criterion: str
-    certificates: list[tuple[str, Certificate]] = field(default_factory=list)
-    findings: list[tuple[str, Finding]] = field(default_factory=list)
+    figure: str
+    value: float
+    sentence: str
 
-    @property
-    def failed(self) -> bool:
-        return any(c.holds is False for _, c in self.certificates) or any(f.breaks_guarantee for _, f in self.findings)
 
-    @property
-    def status(self) -> str:
-        if self.failed:
-            return "FAIL"
-        if not self.certificates and not self.findings:
-            return "NOT ASSESSED"
-        return "PASS"
+def losses(release: Release) -> list[Loss]:
+    """What was lost, from the release's stats: suppressed records, removed item
+    occurrences, occurrences published only in term chunks, ghost records added."""
+    stats = release.stats
+    out = []
+    records = stats.get("records_in")
+
+    def share(n: float, total: Any) -> str:
+        return f" ({100 * n / total:.2f} %)" if isinstance(total, int) and total else ""
+
+    suppressed = stats.get("suppressed_records")
+    if isinstance(suppressed, int):
+        out.append(
+            Loss(
+                "suppressed records",
+                suppressed,
+                f"{suppressed:,} of {records:,} records{share(suppressed, records)} are not published."
+                if isinstance(records, int)
+                else f"{suppressed:,} records are not published.",
+            )
+        )
+    occurrences = stats.get("item_occurrences_in")
+    for key, what in (
+        ("removed_item_occurrences", "item occurrences were removed"),
+        ("suppressed_item_occurrences", "item occurrences were suppressed from chunks"),
+    ):
+        n = stats.get(key)
+        if isinstance(n, int):
+            out.append(Loss(key.replace("_", " "), n, f"{n:,} {what}{share(n, occurrences)}."))
+    term = stats.get("item_occurrences_in_term_chunks")
+    if isinstance(term, int):
+        out.append(
+            Loss(
+                "occurrences in term chunks",
+                term,
+                f"{term:,} item occurrences{share(term, occurrences)} are published only in term chunks, "
+                "without the records they belong to.",
+            )
+        )
+    for key, what in (("ghost_records", "ghost records"), ("ghost_subrecords", "ghost sub-records")):
+        n = stats.get(key)
+        if isinstance(n, int) and n:
+            out.append(Loss(what, n, f"{n:,} {what} were added (invented, to hide real ones)."))
+    return out
 
 
 @dataclass
@@ -66,27 +104,48 @@ class Audit:
     """The assembled audit; see the module docstring."""
 
     release_path: str
-    release: Release
-    release_sha256: str
+    assessment: Assessment
     input_sha256_given: str | None
-    sections: list[Section]
-    metrics: dict[str, dict[str, Any]]
-    skipped_metrics: dict[str, str]
     reproduce: str
     include_examples: bool
-    seconds: float
+    metric_notes: Mapping[str, str]
     privtool_version: str = __version__
 
     @property
+    def release(self) -> Release:
+        return self.assessment.release
+
+    @property
+    def release_sha256(self) -> str:
+        return self.assessment.release_sha256
+
+    @property
     def verdict(self) -> str:
-        """FAIL when anything failed; INCOMPLETE when no certificate proves the
-        release safe from singling out (nothing to sign off); PASS otherwise."""
-        if any(s.failed for s in self.sections):
-            return "FAIL"
-        singling_out = next(s for s in self.sections if s.criterion == "singling-out")
-        if not any(c.holds is True for _, c in singling_out.certificates):
-            return "INCOMPLETE"
-        return "PASS"
+        return self.assessment.verdict
+
+    @property
+    def criteria(self) -> list[CriterionResult]:
+        return self.assessment.criteria()
+
+    @property
+    def seconds(self) -> float:
+        return self.assessment.seconds
+
+    @property
+    def metrics(self) -> dict[str, dict[str, Any]]:
+        return {m.name: m.values for m in self.assessment.metrics if m.status == "ok"}
+
+    @property
+    def skipped_metrics(self) -> dict[str, str]:
+        return {m.name: m.reason for m in self.assessment.metrics if m.status != "ok"}
+
+    @property
+    def ok_metrics(self) -> list[MetricResult]:
+        return [m for m in self.assessment.metrics if m.status == "ok"]
+
+    @property
+    def losses(self) -> list[Loss]:
+        return losses(self.release)
 
     @property
     def input_matches(self) -> bool | None:
@@ -94,32 +153,29 @@ class Audit:
             return None
         return self.input_sha256_given == self.release.provenance.get("input_sha256")
 
-    def to_json(self) -> dict[str, Any]:
-        from .render import redact
+    def worst(self, run: AttackRun) -> list[Finding]:
+        """The findings of ``run`` shown in the main text: breaches, then risks, at most :data:`WORST_SHOWN`."""
+        ordered = [f for f in run.findings if f.severity == "breach"] + [
+            f for f in run.findings if f.severity == "risk"
+        ]
+        return ordered[:WORST_SHOWN]
 
+    def to_json(self) -> dict[str, Any]:
+        body = self.assessment.to_json()
+        body["attacks"] = [
+            run.to_json([redact(f, self.include_examples) for f in run.findings]) for run in self.assessment.attacks
+        ]
         return {
-            "verdict": self.verdict,
             "release": self.release_path,
-            "kind": self.release.kind,
-            "release_sha256": self.release_sha256,
+            **body,
             "params": self.release.params,
             "provenance": self.release.provenance,
             "stats": self.release.stats,
             "input_sha256_checked": self.input_sha256_given,
             "input_matches_release": self.input_matches,
-            "sections": [
-                {
-                    "criterion": s.criterion,
-                    "status": s.status,
-                    "certificates": [{"verifier": v, **c.to_json()} for v, c in s.certificates],
-                    "findings": [{"attack": a, **redact(f, self.include_examples).to_json()} for a, f in s.findings],
-                }
-                for s in self.sections
-            ],
-            "metrics": self.metrics,
-            "skipped_metrics": self.skipped_metrics,
+            "losses": [{"figure": x.figure, "value": x.value, "sentence": x.sentence} for x in self.losses],
+            "metric_notes": dict(self.metric_notes),
             "reproduce": self.reproduce,
-            "seconds": round(self.seconds, 3),
         }
 
 
@@ -143,6 +199,16 @@ def reproduce_command(release: Release, release_path: str) -> str:
     return shlex.join(args)
 
 
+def metric_notes(registry: Registry, results: Sequence[MetricResult]) -> dict[str, str]:
+    """Per metric: what it measures and which direction is better."""
+    notes = {}
+    for result in results:
+        metric = registry.get("metric", result.name)
+        better = {"lower": " Lower is better.", "higher": " Higher is better."}.get(metric.better, "")
+        notes[result.name] = f"{metric.summary[:1].upper()}{metric.summary[1:].rstrip('.')}.{better}"
+    return notes
+
+
 def build_audit(
     registry: Registry,
     release: Release,
@@ -155,35 +221,13 @@ def build_audit(
     attacks: Sequence[str] = (),
 ) -> Audit:
     """Verify, attack and measure ``release``; see the module docstring."""
-    start = time.perf_counter()
-    sections = {criterion: Section(criterion) for criterion in CRITERIA}
-    for verifier in select(registry, "verifier", release, ()):
-        params = options_for(verifier, options)
-        with ctx.stage(f"verify {verifier.name}"):
-            for certificate in verifier.verify(release, evidence, params, ctx):
-                sections[verifier.criterion].certificates.append((verifier.name, certificate))
-    attack_params = {p.name for a in select(registry, "attack", release, attacks) for p in a.params}
-    attack_options = {k: v for k, v in options.items() if k in attack_params}
-    for run in run_attacks(registry, release, evidence, attacks, attack_options, ctx):
-        criterion = registry.get("attack", run.attack).criterion
-        sections[criterion].findings.extend((run.attack, f) for f in run.findings)
-    metrics: dict[str, dict[str, Any]] = {}
-    skipped: dict[str, str] = {}
-    with ctx.stage("metrics"):
-        for result in run_metrics(select(registry, "metric", release, ()), release, evidence, options, ctx):
-            if result.status == "ok":
-                metrics[result.name] = result.values
-            else:
-                skipped[result.name] = result.reason
+    evidence = Evidence(evidence.original, evidence.trail, {**evidence.extra, "release_sha256": release_sha256})
+    result = assess(registry, release, evidence, ctx, AUDIT, options=options, attacks=attacks)
     return Audit(
         release_path=release_path,
-        release=release,
-        release_sha256=release_sha256,
+        assessment=result,
         input_sha256_given=evidence.original.content_sha256() if evidence.original is not None else None,
-        sections=[sections[c] for c in CRITERIA],
-        metrics=metrics,
-        skipped_metrics=skipped,
         reproduce=reproduce_command(release, release_path),
         include_examples=include_examples,
-        seconds=time.perf_counter() - start,
+        metric_notes=metric_notes(registry, result.metrics),
     )

@@ -10,7 +10,7 @@ from collections import Counter
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from . import CRITERION_TITLES, Audit
+from . import Audit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -62,34 +62,22 @@ def release_shape_svg(audit: Audit) -> str:
 
 
 def results_svg(audit: Audit) -> str:
-    """Per criterion: certificates that hold / are refuted, findings by severity."""
+    """Per attack: its findings by severity (breach, risk, info), stacked."""
     plt = _pyplot()
-    categories = [
-        ("holds", "#2e7d32"),
-        ("refuted", "#c62828"),
-        ("breach", "#8e0000"),
-        ("risk", "#f9a825"),
-        ("info", "#90a4ae"),
-    ]
-    labels = [CRITERION_TITLES[s.criterion] for s in audit.sections]
+    categories = [("breach", "#8e0000"), ("risk", "#f9a825"), ("info", "#90a4ae")]
+    runs = audit.assessment.attacks
+    labels = [run.attack for run in runs] or ["(no attack)"]
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
-    bottoms = [0] * len(audit.sections)
+    bottoms = [0] * len(labels)
     for name, colour in categories:
-        heights = []
-        for section in audit.sections:
-            if name == "holds":
-                heights.append(sum(1 for _, c in section.certificates if c.holds is True))
-            elif name == "refuted":
-                heights.append(sum(1 for _, c in section.certificates if c.holds is False))
-            else:
-                heights.append(sum(1 for _, f in section.findings if f.severity == name))
+        heights = [sum(1 for f in run.findings if f.severity == name) for run in runs] or [0]
         ax.bar(labels, heights, bottom=bottoms, color=colour, label=name)
-        bottoms = [b + h for b, h in zip(bottoms, heights, strict=False)]
+        bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
     from matplotlib.ticker import MaxNLocator
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("certificates and findings")
-    ax.set_title("Results by criterion")
+    ax.set_ylabel("findings")
+    ax.set_title("Attack findings by severity")
     ax.legend(fontsize="small")
     fig.tight_layout()
     svg = _svg(fig)

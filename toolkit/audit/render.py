@@ -1,89 +1,117 @@
-"""Audit renderers for the terminal (rich), Markdown and JSON.
-
-Every label that comes from data is escaped for the target format, and evidence
-drawn from the original data is withheld unless ``--include-examples`` was given.
+"""Audit renderers for the terminal (rich), Markdown and JSON; HTML is
+:mod:`.html`. All of them show the same :class:`~privtool.audit.Audit` in the
+same order: the verdict and the criteria first, then the claims, what was lost
+and the utility metrics, the attack findings summarised (counts, exposure, the
+worst few), the integrity checks and the release's facts; every finding in an
+appendix. Evidence is readable text (:func:`~privtool.evidence_text.evidence_text`),
+never raw JSON; every label that comes from data is escaped for the target
+format, and evidence drawn from the original data is withheld unless
+``--include-examples`` was given.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
-from ..results import ORIGINAL_DATA_KEYS, Finding
-from . import CRITERION_QUESTIONS, CRITERION_TITLES, Audit
-
-WITHHELD = "(withheld: original data; see --include-examples)"
-
-
-def redact(finding: Finding, include_examples: bool) -> Finding:
-    """``finding`` without evidence from the original data, unless examples are included."""
-    if include_examples or not any(key in finding.evidence for key in ORIGINAL_DATA_KEYS):
-        return finding
-    evidence = {k: (WITHHELD if k in ORIGINAL_DATA_KEYS else v) for k, v in finding.evidence.items()}
-    return replace(finding, evidence=evidence)
+from ..assessment_tables import attack_headline, claim_evidence, print_integrity, print_structure, redact, styled
+from ..evidence_text import evidence_text
+from ..results import Finding
+from . import ADVERSARY_TITLES, CRITERION_QUESTIONS, CRITERION_TITLES, Audit
 
 
-def certificate_status(holds: bool | None) -> str:
-    return {True: "holds", False: "REFUTED", None: "not checked"}[holds]
+def number(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
 
 
-def short_json(value: Any, limit: int = 240) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def metric_rows(audit: Audit) -> list[tuple[str, str]]:
+    """``(metric.figure, value)`` for every number of every metric that ran."""
+    return [
+        (f"{result.name}.{key}", number(value))
+        for result in audit.ok_metrics
+        for key, value in result.values.items()
+        if not key.endswith("_detail")
+    ]
+
+
+def criterion_cell(status: str, claims: list[str], exposure: list[str]) -> str:
+    """The text of one criterion cell, after its status."""
+    parts = [f"claims: {', '.join(claims)}" if claims else "no claim addresses it"]
+    parts += [f"measured: {e}" for e in exposure]
+    return "; ".join(parts)
 
 
 def render_json(audit: Audit) -> str:
     return json.dumps(audit.to_json(), indent=2, ensure_ascii=False, default=str) + "\n"
 
 
+# ------------------------------------------------------------------ terminal
+
+
 def render_terminal(audit: Audit, console: Console) -> None:
     """Print the audit with rich; every data label is passed as plain text."""
+    result = audit.assessment
     style = {"FAIL": "bold white on red", "PASS": "bold white on green"}.get(audit.verdict, "bold white on grey42")
-    console.print(Panel(f"Verdict: {audit.verdict}", style=style, expand=False))
-    console.print(f"release {audit.release_path} ({audit.release.kind}), SHA-256 {audit.release_sha256}", markup=False)
-    for section in audit.sections:
-        if not section.certificates and not section.findings:
-            console.print(
-                f"[bold]{CRITERION_TITLES[section.criterion]}[/]: not assessed for a {audit.release.kind} release"
+    console.print(Panel(Text(f"Verdict: {audit.verdict}\n{result.verdict_reason}"), style=style, expand=False))
+    console.print(Text(f"release {audit.release_path} ({audit.release.kind}), SHA-256 {audit.release_sha256}"))
+    for note in result.notes:
+        console.print(Text(note, style="yellow"))
+    print_structure(console, result)
+    table = Table(title="Criteria (WP29): protected only where a claim covers them and holds")
+    table.add_column("criterion")
+    for adversary in ADVERSARY_TITLES.values():
+        table.add_column(adversary, overflow="fold")
+    by_key = {(c.criterion, c.adversary): c for c in audit.criteria}
+    for criterion, title in CRITERION_TITLES.items():
+        cells = []
+        for adversary in ADVERSARY_TITLES:
+            c = by_key[(criterion, adversary)]
+            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(c.status, c.claims, c.exposure)))
+        table.add_row(title, *cells)
+    console.print(table)
+    if result.claims:
+        claims = Table(title="Claims")
+        for column in ("claim", "adversary", "status", "what it promises", "evidence"):
+            claims.add_column(column, overflow="fold")
+        for claim in result.claims:
+            claims.add_row(
+                Text(claim.claim.label),
+                Text(claim.claim.adversary),
+                styled(claim.status),
+                Text(claim.statement),
+                Text(claim_evidence(claim)),
             )
-            continue
-        table = Table(
-            title=f"{CRITERION_TITLES[section.criterion]}: {section.status}",
-            caption=CRITERION_QUESTIONS[section.criterion],
-        )
-        for column in ("source", "result", "detail"):
-            table.add_column(column, overflow="fold")
-        for verifier, cert in section.certificates:
-            detail = (
-                short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
-            )
-            table.add_row(f"{verifier}: {cert.guarantee}", certificate_status(cert.holds), detail)
-        for attack, finding in section.findings:
-            f = redact(finding, audit.include_examples)
-            table.add_row(attack, f.severity, f"{f.title} {short_json(f.evidence)}")
-        console.print(table)
-    if audit.metrics:
-        table = Table(title="Utility and risk metrics")
+        console.print(claims)
+    for loss in audit.losses:
+        console.print(Text(f"Lost: {loss.sentence}"))
+    rows = metric_rows(audit)
+    if rows:
+        table = Table(title="Utility metrics", caption=" ".join(audit.metric_notes.values()) or None)
         table.add_column("metric")
         table.add_column("value", justify="right")
-        for metric, values in audit.metrics.items():
-            for key, value in values.items():
-                if not key.endswith("_detail"):
-                    table.add_row(f"{metric}.{key}", _number(value))
+        for name, value in rows:
+            table.add_row(Text(name), value)
         console.print(table)
+    for run in result.attacks:
+        console.print(Text(f"attack {attack_headline(run)}", style="bold"))
+        if run.exposure:
+            console.print(Text(f"  measured: {run.exposure}"))
+        for finding in audit.worst(run):
+            f = redact(finding, audit.include_examples)
+            console.print(Text.assemble("  ", styled(f.severity), f" {f.title}: {evidence_text(f.evidence, 120)}"))
+    print_integrity(console, result)
     if audit.reproduce:
-        console.print("Reproduce with:", audit.reproduce, markup=False)
+        console.print(Text(f"Reproduce with: {audit.reproduce}"))
 
 
-def _number(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+# ------------------------------------------------------------------ Markdown
 
 
 def md_escape(text: Any) -> str:
@@ -103,59 +131,114 @@ def md_escape(text: Any) -> str:
     return out
 
 
+def _finding_rows(audit: Audit, findings: list[Finding]) -> list[str]:
+    rows = ["| severity | finding | evidence |", "|---|---|---|"]
+    for finding in findings:
+        f = redact(finding, audit.include_examples)
+        why = f" {f.explanation}" if f.explanation else ""
+        rows.append(f"| {f.severity} | {md_escape(f.title + '.' + why)} | {md_escape(evidence_text(f.evidence))} |")
+    return rows
+
+
 def render_markdown(audit: Audit) -> str:
+    result = audit.assessment
+    prov = audit.release.provenance
+    adversaries = list(ADVERSARY_TITLES)
     lines = [
         f"# Privacy audit: **{audit.verdict}**",
         "",
-        f"- Release: `{md_escape(audit.release_path)}` ({audit.release.kind}), SHA-256 `{audit.release_sha256}`",
-        f"- Input SHA-256 (stated): `{audit.release.provenance.get('input_sha256', 'unknown')}`"
+        f"{md_escape(result.verdict_reason[:1].upper() + result.verdict_reason[1:])}.",
+        "",
+        f"Release `{md_escape(audit.release_path)}` ({audit.release.kind}), SHA-256 `{audit.release_sha256}`.",
+        "",
+        *(f"> {md_escape(note)}" for note in result.notes),
+        "",
+        "## Criteria",
+        "",
+        "| criterion | " + " | ".join(ADVERSARY_TITLES[a] for a in adversaries) + " |",
+        "|---|" + "---|" * len(adversaries),
+    ]
+    by_key = {(c.criterion, c.adversary): c for c in audit.criteria}
+    for criterion, title in CRITERION_TITLES.items():
+        cells = [by_key[(criterion, a)] for a in adversaries]
+        lines.append(
+            f"| {title} | "
+            + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(c.status, c.claims, c.exposure))}" for c in cells)
+            + " |"
+        )
+    lines += ["", *(f"- {CRITERION_TITLES[c]}: _{q}_" for c, q in CRITERION_QUESTIONS.items()), ""]
+    if result.structure:
+        lines += ["## Structure", "", "| where | problem |", "|---|---|"]
+        lines += [f"| `{md_escape(p.path)}` | {md_escape(p.problem)} |" for p in result.structure]
+        lines.append("")
+    lines += ["## Claims", ""]
+    if result.claims:
+        lines += ["| claim | adversary | status | what it promises | evidence |", "|---|---|---|---|---|"]
+        for claim in result.claims:
+            lines.append(
+                f"| {md_escape(claim.claim.label)} | {claim.claim.adversary} | **{claim.status}** | "
+                f"{md_escape(claim.statement)} | {md_escape(claim_evidence(claim))} |"
+            )
+    else:
+        lines.append("The release claims no privacy model.")
+    lines.append("")
+    if audit.losses:
+        lines += ["## What was lost", "", *(f"- {md_escape(loss.sentence)}" for loss in audit.losses), ""]
+    rows = metric_rows(audit)
+    if rows:
+        lines += ["## Utility metrics", "", "| metric | value |", "|---|---:|"]
+        lines += [f"| {md_escape(name)} | {value} |" for name, value in rows]
+        lines += ["", *(f"- {md_escape(name)}: {md_escape(note)}" for name, note in audit.metric_notes.items()), ""]
+    if audit.skipped_metrics:
+        lines += [
+            "Not computed: " + "; ".join(f"{md_escape(k)} ({md_escape(v)})" for k, v in audit.skipped_metrics.items()),
+            "",
+        ]
+    if result.attacks:
+        lines += ["## Attacks", ""]
+        for run in result.attacks:
+            lines += [
+                f"### {md_escape(attack_headline(run))}",
+                "",
+                f"_{md_escape(run.adversary_statement)}_" if run.adversary_statement else "",
+                "",
+            ]
+            if run.failure is not None:
+                lines += [md_escape(run.failure.sentence), ""]
+            if run.exposure:
+                lines += [f"Measured: {md_escape(run.exposure)}.", ""]
+            worst = audit.worst(run)
+            if worst:
+                lines += [*_finding_rows(audit, worst), ""]
+    if result.integrity:
+        lines += ["## Integrity checks", "", "| check | result | evidence |", "|---|---|---|"]
+        for check in result.integrity:
+            witness = next((c.witness for c in check.certificates if c.holds is False and c.witness), None)
+            detail = evidence_text(witness) if witness else check.why
+            lines.append(f"| {md_escape(check.verifier)} | {check.outcome} | {md_escape(detail)} |")
+        lines.append("")
+    lines += [
+        "## Release",
+        "",
+        f"- Format: {audit.release.format}",
+        f"- Input SHA-256 (stated): `{prov.get('input_sha256', 'unknown')}`"
         + (
             ""
             if audit.input_matches is None
             else f"; checked against the given original: {'matches' if audit.input_matches else 'DOES NOT MATCH'}"
         ),
         f"- privtool {audit.privtool_version}; plugins: "
-        + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in audit.release.provenance.get("plugins", {}).items()),
-        f"- Seed: {audit.release.provenance.get('seed', 'unknown')}",
-        "- Parameters: " + ", ".join(f"{md_escape(k)}={md_escape(v)}" for k, v in audit.release.params.items()),
+        + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in prov.get("plugins", {}).items()),
+        f"- Seed: {prov.get('seed', 'unknown')}",
+        "- Parameters: "
+        + "; ".join(f"{md_escape(k)} {md_escape(evidence_text(v, 80))}" for k, v in audit.release.params.items()),
         "",
     ]
-    for section in audit.sections:
-        lines += [
-            f"## {CRITERION_TITLES[section.criterion]}: {section.status}",
-            "",
-            f"_{CRITERION_QUESTIONS[section.criterion]}_",
-            "",
-        ]
-        if section.certificates or section.findings:
-            lines += ["| source | result | detail |", "|---|---|---|"]
-        for verifier, cert in section.certificates:
-            detail = (
-                short_json(cert.witness) if cert.witness else f"{cert.units} units, {cert.engine}, {cert.seconds:.2f} s"
-            )
-            lines.append(
-                f"| {md_escape(verifier)}: {md_escape(cert.guarantee)} | {certificate_status(cert.holds)} | "
-                f"{md_escape(detail)} |"
-            )
-        for attack, finding in section.findings:
-            f = redact(finding, audit.include_examples)
-            lines.append(
-                f"| {md_escape(attack)} | {f.severity} | {md_escape(f.title)} {md_escape(short_json(f.evidence))} |"
-            )
-        lines.append("")
-    if audit.metrics:
-        lines += ["## Metrics", "", "| metric | value |", "|---|---:|"]
-        for metric, values in audit.metrics.items():
-            for key, value in values.items():
-                if not key.endswith("_detail"):
-                    lines.append(f"| {md_escape(metric)}.{md_escape(key)} | {_number(value)} |")
-        lines.append("")
-    if audit.skipped_metrics:
-        lines += [
-            "Skipped metrics: "
-            + ", ".join(f"{md_escape(k)} ({md_escape(v)})" for k, v in audit.skipped_metrics.items()),
-            "",
-        ]
     if audit.reproduce:
         lines += ["## Reproduce", "", "```", audit.reproduce, "```", ""]
+    if any(run.findings for run in result.attacks):
+        lines += ["## Appendix: every finding", ""]
+        for run in result.attacks:
+            if run.findings:
+                lines += [f"### {md_escape(run.attack)}", "", *_finding_rows(audit, run.findings), ""]
     return "\n".join(lines)

@@ -1,19 +1,20 @@
 """``privtool attack RELEASE``: what an adversary can learn from a release.
 
-Runs every attack that applies to the release kind (or the ``--attack`` ones),
-prints the findings with severity and evidence, and exits 1 when any finding
-breaks the release's stated guarantee.
+The assessment engine with scope ``attack``: the release's claims are verified
+and every attack that applies to the release kind (or the ``--attack`` ones)
+runs; a finding is a breach only when it refutes a model the release claims
+against the attack's adversary, a risk otherwise. The verdict and exit code are
+``verify``'s, computed from the claims: 0 when every claim holds and none is
+breached, 1 otherwise (docs/commands/attack.md).
 """
 
 from __future__ import annotations
 
-import json
-
 import click
-from rich.table import Table
 
-from ..assess import run_attacks
-from ..errors import EXIT_GUARANTEE_FAILED
+from ..assess import ATTACK, assess
+from ..assessment_tables import print_attack, print_claims, print_integrity, print_structure, print_verdict
+from ..io import file_sha256
 from ..params import merge_specs
 from ..release import read_release
 from .common import (
@@ -26,8 +27,6 @@ from .common import (
     running,
     stdout_console,
 )
-
-SEVERITY_STYLE = {"breach": "bold red", "risk": "yellow", "info": "dim"}
 
 
 @click.command("attack", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -64,57 +63,32 @@ def command(
     max_rows: int,
     run: RunSettings,
 ) -> int:
-    """Attack RELEASE as an adversary would; exit 1 if a finding breaks its guarantee."""
+    """Attack RELEASE as an adversary would; exit 1 if a finding breaches a claim (or a claim does not hold)."""
     registry = app(ctx).registry
     release = read_release(release_path)
     spec = merge_specs(registry.get("attack", n).params for n in (attacks or registry.names("attack")))
     options, read_options = options_and_format_options(registry, original, fmt, ctx.args, spec, "attack")
     evidence = load_evidence(registry, original, fmt, trail, read_options)
+    evidence.extra = {"release_sha256": file_sha256(release_path)}
     if known is not None:
         options["known"] = known
     if targets is not None:
         options["targets"] = targets
     options = {k: v for k, v in options.items() if k in {p.name for p in spec}}
     with running(run, progress=not as_json) as run_ctx:
-        runs = run_attacks(registry, release, evidence, attacks, options, run_ctx)
-    breaches = sum(run.breaches for run in runs)
+        result = assess(registry, release, evidence, run_ctx, ATTACK, options=options, attacks=attacks)
     if as_json:
-        echo_json(
-            {
-                "release": release_path,
-                "kind": release.kind,
-                "breaches": breaches,
-                "attacks": [
-                    {
-                        "attack": r.attack,
-                        "params": r.params,
-                        "seconds": round(r.seconds, 3),
-                        "findings": [f.to_json() for f in r.findings],
-                    }
-                    for r in runs
-                ],
-            }
-        )
+        echo_json({"release": release_path, "breaches": sum(r.breaches for r in result.attacks), **result.to_json()})
     else:
         console = stdout_console()
-        if not runs:
+        for note in result.notes:
+            console.print(note, markup=False)
+        print_structure(console, result)
+        print_claims(console, result)
+        print_integrity(console, result)
+        if not result.attacks and not result.structure:
             console.print(f"No attack applies to this {release.kind} release.")
-        for attack_run in runs:
-            table = Table(
-                title=f"attack {attack_run.attack} ({len(attack_run.findings)} findings, {attack_run.seconds:.2f} s)"
-            )
-            for column in ("severity", "finding", "evidence"):
-                table.add_column(column, overflow="fold")
-            ranked = sorted(attack_run.findings, key=lambda f: ("breach", "risk", "info").index(f.severity))
-            for finding in ranked[:max_rows]:
-                table.add_row(
-                    f"[{SEVERITY_STYLE[finding.severity]}]{finding.severity}[/]",
-                    finding.title,
-                    json.dumps(finding.evidence, ensure_ascii=False)[:300],
-                )
-            if len(attack_run.findings) > max_rows:
-                table.caption = f"{len(attack_run.findings) - max_rows} more findings: use --json to see all"
-            console.print(table)
-        verdict = "[bold red]BREACHED[/]" if breaches else "[bold green]no breach[/]"
-        console.print(f"Verdict: {verdict} ({breaches} findings break the stated guarantee)")
-    return EXIT_GUARANTEE_FAILED if breaches else 0
+        for attack_run in result.attacks:
+            print_attack(console, attack_run, max_rows)
+        print_verdict(console, result)
+    return result.exit_code

@@ -1,8 +1,9 @@
 """``privtool audit RELEASE``: a compliance report with a verdict first.
 
-Exit 0 when every guarantee holds (verdict PASS), 1 when any fails or nothing
-certifies the release (FAIL, INCOMPLETE: so it can gate a publishing pipeline),
-2 on bad input.
+The assessment engine with its widest scope (docs/commands/audit.md). Exit 0
+when every claim holds and no attack breaches one (verdict PASS), 1 on FAIL or
+INCOMPLETE (so it can gate a publishing pipeline), 2 on bad input: the same
+verdict as ``verify`` and ``attack``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ..atomic import write_text_atomic
 from ..audit import build_audit
 from ..audit.html import render_html
 from ..audit.render import render_json, render_markdown, render_terminal
-from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
+from ..errors import ParameterError
 from ..io import file_sha256
 from ..params import merge_specs
 from ..release import read_release
@@ -107,4 +108,4 @@ def command(
         write_text_atomic(output, RENDERERS[report_format](audit))
         if not run.quiet:
             stderr_console().print(f"Verdict: {audit.verdict}. Report written to {output}", markup=False)
-    return 0 if audit.verdict == "PASS" else EXIT_GUARANTEE_FAILED
+    return audit.assessment.exit_code

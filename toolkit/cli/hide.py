@@ -102,7 +102,7 @@ def command(
     if not quiet:
         stats = outcome.release.stats
         stderr_console().print(
-            f"hid {len(outcome.release.params['sensitive_rules'])} rules with {sanitizer}: removed "
+            f"hid {len(outcome.trail.sensitive_rules)} rules with {sanitizer}: removed "
             f"{stats['removed_item_occurrences']:,} item occurrences "
             f"from {stats['modified_records']:,} of {stats['records_in']:,} records; wrote {output}"
         )

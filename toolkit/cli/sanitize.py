@@ -15,6 +15,7 @@ import click
 
 from ..components import Outcome
 from ..errors import InputError, ParameterError
+from ..io import file_sha256
 from ..params import merge_specs, resolve
 from ..pipeline import apply_sanitizers, stamp, write_outcome
 from ..release import read_release
@@ -62,7 +63,7 @@ def command(
     release = read_release(release_path)
     if trail is not None:
         old_trail = read_trail(trail)
-        if old_trail.release_sha256 and old_trail.release_sha256 != release.sha256():
+        if old_trail.release_sha256 and old_trail.release_sha256 != file_sha256(release_path):
             raise InputError(f"this trail belongs to another release, not to {release_path}", path=trail)
     else:
         old_trail = Trail(input_sha256=str(release.provenance.get("input_sha256", "")))

@@ -1,18 +1,24 @@
-"""``privtool verify RELEASE``: a certificate per guarantee; exit 0 when every
-claimed guarantee holds, 1 otherwise, 2 on bad input (docs/commands/verify.md)."""
+"""``privtool verify RELEASE``: check every claim of RELEASE with the verifiers
+that prove it (the assessment engine, scope ``verify``); exit 0 when every
+claim holds, 1 when one fails or is not verified (INCOMPLETE), 2 on bad input
+(docs/commands/verify.md)."""
 
 from __future__ import annotations
 
-import json
-
 import click
-from rich.table import Table
 
+from ..assess import VERIFY, assess
+from ..assessment_tables import (
+    print_claims,
+    print_engine_disagreements,
+    print_integrity,
+    print_structure,
+    print_verdict,
+)
 from ..components import Evidence
-from ..errors import EXIT_GUARANTEE_FAILED, ParameterError
+from ..errors import ParameterError
 from ..io import file_sha256, read_dataset
 from ..release import read_release
-from ..results import Certificate
 from ..trail import read_trail
 from .common import (
     FORMAT_ARGS,
@@ -26,19 +32,6 @@ from .common import (
 )
 
 ENGINES = ("auto", "cpsat", "enum", "both")
-
-
-def _status(certificate: Certificate) -> str:
-    if certificate.holds is None:
-        return "[yellow]not claimed[/yellow]" if certificate.details.get("claimed") is False else "not checked"
-    if certificate.holds:
-        return "[green]holds[/green]"
-    return "[bold red]FAILS[/bold red]"
-
-
-def _short(obj: object, limit: int = 90) -> str:
-    text = "" if obj is None else json.dumps(obj, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @click.command(
@@ -81,9 +74,7 @@ def command(
     as_json: bool,
     run: RunSettings,
 ) -> int:
-    """Prove or refute every guarantee of RELEASE (trusting nothing the anonymizer says)."""
-    from ..verify.runner import failed, verify_release
-
+    """Prove or refute every claim of RELEASE (trusting nothing the anonymizer says)."""
     registry = app(ctx).registry
     if k is not None and k < 2:
         raise ParameterError(f"--k must be at least 2, not {k}.")
@@ -99,51 +90,42 @@ def command(
         original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha}
     )
     with running(run, progress=not as_json) as run_ctx:
-        certificates = verify_release(registry, published, evidence, run_ctx, k, m, engine, only)
-    bad = failed(certificates)
+        result = assess(
+            registry,
+            published,
+            evidence,
+            run_ctx,
+            VERIFY,
+            options={"engine": engine},
+            overrides={"k": k, "m": m},
+            only=only,
+        )
     if as_json:
+        certificates = [c for claim in result.claims for r in claim.runs for c in r.certificates]
+        certificates += [c for r in result.integrity for c in r.certificates]
         echo_json(
             {
                 "release": release,
-                "kind": published.kind,
-                "release_sha256": release_sha,
-                "input_sha256": published.provenance.get("input_sha256"),
                 "original_sha256": original_sha,
-                "holds": not bad,
+                "holds": result.verdict == "PASS",
+                **result.to_json(),
                 "certificates": [c.to_json() for c in certificates],
             }
         )
     else:
         console = stdout_console()
-        table = Table(title=f"{release} ({published.kind})")
-        for column in ("guarantee", "status", "engine", "units", "seconds", "witness / reason"):
-            table.add_column(column, justify="right" if column in ("units", "seconds") else "left")
-        for c in certificates:
-            table.add_row(
-                c.guarantee,
-                _status(c),
-                c.engine,
-                f"{c.units:,}",
-                f"{c.seconds:.3f}",
-                _short(c.witness if c.witness is not None else c.details.get("reason")),
-            )
-        console.print(table)
-        if any(c.holds is None and c.witness is not None for c in certificates):
-            console.print("(a guarantee that is not claimed is reported with what was found; it does not fail the run)")
-        console.print(f"release SHA-256 {release_sha}")
+        console.print(f"{release} ({published.kind})", markup=False)
+        for note in result.notes:
+            console.print(note, markup=False)
+        print_structure(console, result)
+        print_claims(console, result)
+        print_integrity(console, result)
+        console.print(f"release SHA-256 {release_sha}", markup=False)
         console.print(
             f"input SHA-256   {published.provenance.get('input_sha256') or '(not stated)'}"
-            + (f"; original {original_sha}" if original_sha else "")
+            + (f"; original {original_sha}" if original_sha else ""),
+            markup=False,
         )
-        for c in certificates:
-            if c.details.get("engine_disagreements"):
-                console.print(
-                    f"[bold red]ENGINES DISAGREE on {c.guarantee}:[/bold red] "
-                    f"{_short(c.details['engine_disagreements'], 300)}"
-                )
-        console.print(
-            "[green]every claimed guarantee holds[/green]"
-            if not bad
-            else f"[bold red]{len(bad)} guarantee(s) fail[/bold red]"
-        )
-    return EXIT_GUARANTEE_FAILED if bad else 0
+        print_engine_disagreements(console, result)
+        print_verdict(console, result)
+    return result.exit_code

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..assess import options_for, run_metrics, select
+from ..assess import COMPARE, METRICS, assess
 from ..atomic import write_text_atomic
 from ..components import Evidence
 from ..context import Context
@@ -139,26 +139,23 @@ def run_cell(
     row.update(_flat_numbers("notes", outcome.trail.notes))
     evidence = Evidence(original=dataset, trail=outcome.trail)
     release = outcome.release
+    result = assess(registry, release, evidence, ctx, COMPARE if verify else METRICS, metrics=list(metrics) or None)
     if verify:
-        refuted: list[str] = []
-        certified: list[str] = []
-        start = time.perf_counter()
-        for verifier in select(registry, "verifier", release, ()):
-            for certificate in verifier.verify(release, evidence, options_for(verifier, {}), ctx):
-                if certificate.holds is not None:
-                    name = (
-                        verifier.name
-                        if certificate.guarantee == verifier.name
-                        else f"{verifier.name}: {certificate.guarantee}"
-                    )
-                    (certified if certificate.holds else refuted).append(name)
-        row["verified"] = bool(certified) and not refuted
-        row["certified"] = "; ".join(certified)
-        row["refuted"] = "; ".join(refuted)
-        row["verify_seconds"] = round(time.perf_counter() - start, 4)
-    chosen = [m for m in select(registry, "metric", release, ()) if not metrics or m.name in metrics]
-    for result in run_metrics(chosen, release, evidence, {}, ctx):
-        row.update(_flat_numbers(result.name, result.values))
+        row["verdict"] = result.verdict
+        row["verified"] = result.verdict == "PASS"
+        row["certified"] = "; ".join(
+            [c.claim.label for c in result.claims if c.status == "holds"]
+            + [r.verifier for r in result.integrity if r.outcome == "proved"]
+        )
+        row["refuted"] = "; ".join(
+            [f"{c.claim.label} ({c.status})" for c in result.claims if c.status != "holds"]
+            + [r.verifier for r in result.integrity if r.outcome == "refuted"]
+            + [str(p) for p in result.structure]
+        )
+        runs = [*(run for claim in result.claims for run in claim.runs), *result.integrity]
+        row["verify_seconds"] = round(sum(run.seconds for run in runs), 4)
+    for metric in result.metrics:
+        row.update(_flat_numbers(metric.name, metric.values))
     write_text_atomic(out_dir / "cells" / f"{key}.json", json.dumps(row, default=str) + "\n")
     return row
 
