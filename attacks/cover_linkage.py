@@ -48,7 +48,7 @@ from privtool.params import Param
 from privtool.release import Release
 from privtool.results import Finding
 
-from .cover import RECORD, SHARED, ChunkRef, analyse_chunk, item_bitsets
+from .cover import RECORD, SHARED, ChunkCover, ChunkRef, analyse_chunk, item_bitsets
 
 NAME = "cover-linkage"
 
@@ -217,9 +217,20 @@ def _complete_witness(rows: Sequence[Sequence[str]], itemset: Sequence[str], ful
     return None
 
 
-def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> list[Finding]:
+def analysed(chunk: ChunkView, cache: dict[ChunkRef, ChunkCover]) -> ChunkCover:
+    """The cover analysis of ``chunk``, once per chunk: a shared chunk is seen
+    from every cluster under its joint cluster."""
+    cover = cache.get(chunk.ref)
+    if cover is None:
+        cover = cache[chunk.ref] = analyse_chunk(chunk.rows, chunk.ref)
+    return cover
+
+
+def chunk_findings(
+    view: ClusterView, chunk: ChunkView, known: int, k: int, cache: dict[ChunkRef, ChunkCover] | None = None
+) -> list[Finding]:
     """The findings of one chunk of one cluster (see the module docstring)."""
-    cover = analyse_chunk(chunk.rows, chunk.ref)
+    cover = analysed(chunk, {} if cache is None else cache)
     if len(cover.itemset) < 2:
         return []
     partner = next(
@@ -288,7 +299,7 @@ def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> l
     return findings
 
 
-def support_findings(view: ClusterView, k: int) -> list[Finding]:
+def support_findings(view: ClusterView, k: int, cache: dict[ChunkRef, ChunkCover] | None = None) -> list[Finding]:
     """Definition 2 for sets spread over several chunks: no reconstruction
     places ``Q`` in more records than the smallest support of its parts, so a
     chunk item with support below k makes every such ``Q`` holding it a breach
@@ -296,7 +307,7 @@ def support_findings(view: ClusterView, k: int) -> list[Finding]:
     findings = []
     supports: list[tuple[str, str, int]] = []
     for chunk in view.chunks:
-        cover = analyse_chunk(chunk.rows, chunk.ref)
+        cover = analysed(chunk, {} if cache is None else cache)
         supports.extend((str(chunk.ref), x, s) for x, s in zip(cover.itemset, cover.supports, strict=False))
     for ref, x, s in supports:
         if s < k:
@@ -310,6 +321,14 @@ def support_findings(view: ClusterView, k: int) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _worst_first(finding: Finding) -> tuple[int, int]:
+    """Breaches first; then the findings that link the most items."""
+    linked = len(finding.evidence.get("linked_with_certainty", ())) + sum(
+        len(v) for v in finding.evidence.get("implications", {}).values()
+    )
+    return (0 if finding.severity == "breach" else 1, -linked)
 
 
 def _within_claim(finding: Finding, release: Release) -> Finding:
@@ -348,15 +367,17 @@ class CoverLinkage(Attack):
         k = max((int(c.params["k"]) for c in km), default=2)
         findings: list[Finding] = []
         seen_shared: set[ChunkRef] = set()
+        cache: dict[ChunkRef, ChunkCover] = {}
         for view in cluster_views(release):
-            findings.extend(support_findings(view, k))
+            findings.extend(support_findings(view, k, cache))
             for chunk in view.chunks:
                 if chunk.ref.kind == SHARED:
                     if chunk.ref in seen_shared:
                         continue
                     seen_shared.add(chunk.ref)
-                findings.extend(chunk_findings(view, chunk, known, k))
-        return [_within_claim(f, release) for f in findings]
+                findings.extend(chunk_findings(view, chunk, known, k, cache))
+        findings = [_within_claim(f, release) for f in findings]
+        return sorted(findings, key=_worst_first)
 
     def exposure(self, findings: Sequence[Finding]) -> str | None:
         lemma = [f for f in findings if f.refutes == "cover-freedom"]

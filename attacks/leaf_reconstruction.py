@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from privtool.arrays import pair_key
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError
 from privtool.hierarchy import Hierarchy
@@ -87,6 +88,6 @@ class LeafSampler:
 def _occurrence_of(row: np.ndarray, node: np.ndarray, query_row: np.ndarray, query_node: np.ndarray) -> np.ndarray:
     """The index of the occurrence ``(query_row, query_node)`` among ``(row, node)``
     (every query is present)."""
-    key = row * (int(node.max(initial=0)) + 1) + node
+    key = pair_key(row, node)
     order = np.argsort(key, kind="stable")
-    return order[np.searchsorted(key[order], query_row * (int(node.max(initial=0)) + 1) + query_node)]
+    return order[np.searchsorted(key[order], pair_key(query_row, query_node))]

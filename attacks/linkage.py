@@ -193,8 +193,8 @@ class BackgroundLinkage(Attack):
         k, known = summary["k"], summary["known"]
         what = "are unique" if k == 2 else f"match fewer than k = {k} records"
         return (
-            f"{100 * summary['share_at_risk']:.1f} % of the {summary['targets']:,} attacked records "
-            f"({summary['records_at_risk']:,}) {what} on {known} known item(s)"
+            f"{summary['records_at_risk']:,} of {summary['targets']:,} attacked records "
+            f"({100 * summary['share_at_risk']:.1f} %) {what} on {known} known item(s)"
         )
 
     def _findings(self, release: Release, k: int, known: int, results: list) -> list[Finding]:

@@ -93,7 +93,7 @@ class RuleRemining(Attack):
             mined = {m.rule for m in association_rules(data, level)}
             levels.append((drop, level, mined))
         findings = []
-        for rule in rules:
+        for number, rule in enumerate(rules, start=1):
             sxy, sx = rule_counts(data, rule)
             margin = reappearance_drop(sxy, sx, thresholds)
             per_level = []
@@ -109,7 +109,8 @@ class RuleRemining(Attack):
                     }
                 )
             evidence_json = {
-                "rule": rule.to_json(),
+                "rule_number": number,
+                "sensitive_rule": rule.to_json(),
                 "support": sxy,
                 "antecedent_support": sx,
                 "confidence": sxy / sx if sx else 0.0,
@@ -120,13 +121,13 @@ class RuleRemining(Attack):
             }
             refutes = None
             if thresholds.strong(sxy, sx):
-                severity, title = "breach", f"sensitive rule {rule.text} is still mined at the stated thresholds"
+                severity, title = "breach", f"sensitive rule {number} is still mined at the stated thresholds"
                 refutes = "rule-hiding"
             elif margin is None:
-                severity, title = "info", f"sensitive rule {rule.text} has no support left: it cannot be re-mined"
+                severity, title = "info", f"sensitive rule {number} has no support left: it cannot be re-mined"
             else:
                 severity = "risk" if margin <= params["risk_drop"] else "info"
-                title = f"sensitive rule {rule.text} reappears when both thresholds drop by {margin * 100:.3g}%"
+                title = f"sensitive rule {number} reappears when both thresholds drop by {margin * 100:.3g}%"
             explanation = (
                 f"Mining with both thresholds lowered by {margin * 100:.3g} % finds the rule; the rule-hiding claim "
                 "covers mining at the claimed thresholds only."

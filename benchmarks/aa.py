@@ -6,7 +6,7 @@ measured on this machine class: 126 s, 4.1 GB peak, NCP 5.79 % at k = 5, m = 2
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/aa.py [--cases 5:2,10:2,5:3] [--repeat 3] [--order itemset] [--work DIR]
+    .venv/bin/python benchmarks/aa.py [--cases 5:2,10:2,5:3] [--repeat 3] [--order itemset] [--cost ncp] [--work DIR]
 
 Each case is the whole command in a fresh process (start-up, reading the data
 and the hierarchy, AA, writing release and trail), measured with ``os.wait4``
@@ -52,7 +52,7 @@ def smallest_support(records: list[list[str]], m: int) -> int:
     for record in records:
         for size in range(3, m + 1):
             counts.update(itertools.combinations(record, size))
-    return min(smallest, *counts.values())
+    return min([smallest, *counts.values()])
 
 
 def main() -> None:
@@ -60,6 +60,7 @@ def main() -> None:
     parser.add_argument("--cases", default="5:2", help="k:m pairs, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--order", default="itemset", choices=("itemset", "support"))
+    parser.add_argument("--cost", default="ncp", choices=("ncp", "leaves"))
     parser.add_argument("--work", default=None, help="folder for releases and trails (default: a temporary one)")
     args = parser.parse_args()
     registry = load_registry()
@@ -72,7 +73,7 @@ def main() -> None:
             k, m = (int(x) for x in case.split(":"))
             release_path, trail_path = work / f"aa-k{k}-m{m}.json", work / f"aa-k{k}-m{m}.trail.json"
             argv = [PRIVTOOL, "anonymize", str(data), "--method", "aa", "--k", str(k), "--m", str(m)]
-            argv += ["--hierarchy", str(HIERARCHY), "--order", args.order, "-o", str(release_path)]
+            argv += ["--hierarchy", str(HIERARCHY), "--order", args.order, "--cost", args.cost, "-o", str(release_path)]
             argv += ["--trail", str(trail_path), "--executor", "serial", "-q"]
             runs = [measure(argv) for _ in range(args.repeat)]
             release, trail = read_release(release_path), read_trail(trail_path)
@@ -81,6 +82,7 @@ def main() -> None:
                 "k": k,
                 "m": m,
                 "order": args.order,
+                "cost": args.cost,
                 "wall_s": round(sorted(r["wall_s"] for r in runs)[len(runs) // 2], 2),
                 "cpu_s": round(sorted(r["cpu_s"] for r in runs)[len(runs) // 2], 2),
                 "peak_mb": round(max(r["peak_mb"] for r in runs), 1),

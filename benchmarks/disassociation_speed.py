@@ -84,11 +84,11 @@ def main() -> None:
         args.executor,
     ]
     cases = [
-        ("bms-webview-2, no refine", SHARED / "bms-webview-2.dat.gz", 77512, ["--no-refine"]),
-        ("bms-webview-2, refine", SHARED / "bms-webview-2.dat.gz", 77512, ["--refine"]),
+        ("bms-webview-2, no refine", SHARED / "bms-webview-2.dat.gz", 77512, ["--refiner", "none"]),
+        ("bms-webview-2, refine", SHARED / "bms-webview-2.dat.gz", 77512, ["--refiner", "refine"]),
     ]
     for n in [int(x) for x in args.sizes.split(",")]:
-        cases.append((f"synth bms-pos {n}, no refine", synth_file(work, n), n, ["--no-refine"]))
+        cases.append((f"synth bms-pos {n}, no refine", synth_file(work, n), n, ["--refiner", "none"]))
     cases.append(("startup only (privtool --help)", None, 0, []))
     rows = []
     for name, data, records, extra in cases:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                         "k": k,
                         "m": 2,
                         "max_cluster_size": args.max_cluster_size,
-                        "refine": refine,
+                        "refiner": "refine" if refine else "none",
                     }
                     wall, cpu = time.perf_counter(), time.process_time()
                     outcome = run_method(registry, dataset, "disassociation", options, Context())
@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> list[dict]:
                     row = {
                         "data": name,
                         "records": dataset.n_records,
-                        **options,
+                        **{key: value for key, value in options.items() if key != "refiner"},
+                        "refine": refine,
                         **values,
                         "suppressed_records": stats["suppressed_records"],
                         "clusters": stats["clusters"],

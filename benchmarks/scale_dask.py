@@ -107,7 +107,7 @@ def main() -> None:
             str(opts.dir / "plain-trail.json"),
             "-q",
             *executor,
-            *(["--no-refine"] if opts.no_refine else []),
+            *(["--refiner", "none"] if opts.no_refine else []),
         ],
         "sanitize": [
             "sanitize",

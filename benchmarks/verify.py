@@ -75,7 +75,7 @@ def main() -> int:
             "-q",
         ]
         if options.no_refine:
-            make.append("--no-refine")
+            make.extend(["--refiner", "none"])
         seconds, _, code = run(make)
         print(json.dumps({"command": " ".join(make), "wall_seconds": round(seconds, 2), "exit": code}))
         if code:

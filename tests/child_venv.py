@@ -40,10 +40,12 @@ class ChildVenv:
         """``python -m privtool ARGS`` in the child."""
         return self.run("-m", "privtool", *args, check=check)
 
-    def install(self, source: Path) -> None:
+    def install(self, source: Path, *options: str) -> None:
         """pip-install the project at ``source`` into the child (no dependencies,
-        no build isolation: the running environment's setuptools builds it)."""
-        self.run("-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", source)
+        no build isolation: the running environment's setuptools builds it);
+        ``options`` go to pip just before ``source`` (``"-e"`` for an editable
+        install)."""
+        self.run("-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", *options, source)
 
 
 def make_child_venv(path: Path) -> ChildVenv:

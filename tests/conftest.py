@@ -22,7 +22,10 @@ from privtool.registry import Registry, load_registry
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 
-settings.register_profile("privtool", parent=settings.get_profile("default"), database=None)
+# No example database (nothing written into the repository) and no deadline:
+# a deadline is a timing assertion, and timings belong in benchmarks/, not in
+# tests that run on loaded machines.
+settings.register_profile("privtool", parent=settings.get_profile("default"), database=None, deadline=None)
 settings.load_profile("privtool")
 
 SCRATCH_VARIABLES = ("TMPDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "DASK_TEMPORARY_DIRECTORY")
@@ -46,6 +49,21 @@ def pytest_configure(config: pytest.Config) -> None:
         import dask
 
         dask.config.set({"temporary-directory": os.environ["DASK_TEMPORARY_DIRECTORY"]})
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Fill hypothesis's caches once every test module is imported: its Unicode
+    table and the constants it reads from our own (local) modules are built in
+    the fresh home above, and inside the first test that draws they took over a
+    second on a loaded machine, failing that test's too_slow health check. Both
+    are internals of hypothesis: if they move, the warm-up is skipped."""
+    try:
+        from hypothesis.internal.charmap import charmap
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+    except ImportError:
+        return
+    charmap()
+    _get_local_constants()
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,12 @@ browser shows it."""
 from __future__ import annotations
 
 import json
+import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
+import pytest
 from browser import dump_dom, screenshot
 
 PAYLOAD = "<script>alert('x')</script>"
@@ -122,3 +125,78 @@ def test_audit_without_output_for_html_is_a_usage_error(tmp_path: Path, run_cli)
     rel, _ = _unique_release(tmp_path)
     result = run_cli("audit", rel, "--format", "html")
     assert result.code == 2 and "needs -o REPORT" in result.err
+
+
+class _Visible(HTMLParser):
+    """The text of a page outside its appendix, and the order of its ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth_in_appendix = 0
+        self.main_text: list[str] = []
+        self.appendix_rows = 0
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if attributes.get("id"):
+            self.ids.append(str(attributes["id"]))
+        if tag == "details" and attributes.get("id") == "appendix":
+            self.depth_in_appendix = 1
+        elif self.depth_in_appendix and tag == "details":
+            self.depth_in_appendix += 1
+        if self.depth_in_appendix and tag == "tr":
+            self.appendix_rows += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth_in_appendix and tag == "details":
+            self.depth_in_appendix -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.depth_in_appendix:
+            self.main_text.append(data)
+
+
+@pytest.mark.slow
+def test_safe_webview2_audit_reads_well_in_chromium(shared_data: Path, tmp_path: Path, run_cli) -> None:
+    """The safe disassociation of bms-webview-2 (k = 5, m = 2): the verdict and
+    the criteria are the first screen, the 324 cover-linkage risks are summarised
+    (counts, exposure, the worst few) with every finding only in the collapsed
+    appendix, and no raw JSON appears outside it."""
+    data = shared_data / "bms-webview-2.dat.gz"
+    release, trail, html = tmp_path / "safe.json", tmp_path / "safe.trail.json", tmp_path / "audit.html"
+    made = run_cli(
+        "anonymize", data, "--method", "disassociation", "--k", "5", "--m", "2",
+        "--sanitizer", "safe-disassociation", "-o", release, "--trail", trail, "-q",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    result = run_cli(
+        "audit", release, "--original", data, "--trail", trail, "--targets", "200",
+        "--metric", "tlost", "--metric", "pem", "--metric", "rlm",
+        "--format", "html", "-o", html, "-q", "--executor", "serial",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    dom = dump_dom(html)
+    page = _Visible()
+    page.feed(dom)
+    assert page.ids.index("verdict") < page.ids.index("criteria") < page.ids.index("claims")
+    assert "Verdict: PASS" in dom
+    main = " ".join(page.main_text)
+    for raw_json in ('{"', '":', '["', "\\u"):
+        assert raw_json not in main, f"raw JSON ({raw_json!r}) outside the appendix"
+    assert "cover-linkage: 0 breach(es), 324 risk(s) of 324 finding(s)" in main
+    assert "no claim covers this" in main  # every risk says why no claim covers it
+    assert "Lower is better" in main and "ghost records were added" in main
+    summary = re.search(r"Appendix: every finding \(([\d,]+)\)", dom)
+    assert summary is not None
+    total = int(summary.group(1).replace(",", ""))
+    assert total >= 324 and page.appendix_rows == total + 2  # one header row per attack table
+    assert "<details" in dom and "<details open" not in dom  # collapsed
+    png = screenshot(html, tmp_path / "first-screen.png", size="1280,900")
+    import matplotlib.image as mpimg
+
+    pixels = (mpimg.imread(png)[..., :3] * 255).astype(int)
+    green = np.all(np.abs(pixels - np.array([0x2E, 0x7D, 0x32])) < 12, axis=-1)
+    amber = np.all(np.abs(pixels - np.array([0xB2, 0x6A, 0x00])) < 12, axis=-1)
+    assert green[:200].sum() > 2000, "the PASS verdict banner is not at the top of the first screen"
+    assert green[200:].sum() > 300 and amber.sum() > 300, "the criteria badges are not on the first screen"

@@ -50,7 +50,8 @@ class RandomDrop(Anonymizer):
         units = [(rows[s : s + params["unit"]], ctx.rng("test-random-drop", s)) for s in starts]
         done = ctx.map(functools.partial(_apply), units, "dropping")
         records = [record for unit in done for record in unit]
-        release = Release(kind="sanitized", records=records, stats={"records_in": len(rows)})
+        stats = {"records_in": len(rows), "records_published": len(records), "suppressed_records": 0}
+        release = Release(kind="sanitized", records=records, stats=stats)
         return Outcome(release, Trail(notes={"k": params["k"]}))
 
 
@@ -185,13 +186,24 @@ def test_disabling_an_unknown_plugin_exit_2(run_cli) -> None:
     result = run_cli("-p", "no:nonexistent", "plugins")
     assert result.code == 2
     assert "-p no:nonexistent names no installed plugin" in result.err
-    malformed = run_cli("-p", "formats", "plugins")
-    assert malformed.code == 2 and "expected no:NAME" in malformed.err
+    malformed = run_cli("-p", "no:", "plugins")
+    assert malformed.code == 2 and "expected NAME or no:NAME" in malformed.err
+    unknown = run_cli("-p", "no_such_plugin_module", "plugins")
+    assert unknown.code == 2 and "-p no_such_plugin_module: no entry point" in unknown.err
 
 
 def test_disabled_builtin_plugin_is_gone(run_cli) -> None:
-    assert "formats" in run_cli("plugins", "--json").out
-    assert '"formats"' not in run_cli("-p", "no:formats", "plugins", "--json").out
+    assert '"linkage"' in run_cli("plugins", "--json").out
+    assert '"linkage"' not in run_cli("-p", "no:linkage", "plugins", "--json").out
+
+
+def test_essential_plugin_cannot_be_disabled(run_cli) -> None:
+    result = run_cli("-p", "no:formats", "plugins")
+    assert result.code == 2
+    assert (
+        result.err.strip()
+        == "privtool: error: -p no:formats: the plugin 'formats' is essential and cannot be disabled."
+    )
 
 
 def test_help_and_version(run_cli) -> None:

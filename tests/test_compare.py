@@ -302,13 +302,11 @@ def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(
     from privtool.context import Context
     from privtool.hookspecs import hookimpl
     from privtool.io import read_dataset
-    from privtool.registry import Registry, plugin_manager
+    from privtool.registry import load_registry
 
     module = types.ModuleType("third_party_hider")
     module.privtool_sanitizers = hookimpl(lambda: _RemoveConsequents.make())
-    pm = plugin_manager()
-    pm.register(module, name="third-party-hider")
-    registry = Registry(pm)
+    registry = load_registry(extra={"third-party-hider": module})
     for sub in ("cells", "releases", "trails"):
         (tmp_path / sub).mkdir()
     dataset = read_dataset(registry, str(small_data))

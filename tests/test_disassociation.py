@@ -301,8 +301,8 @@ def test_release_properties(records: list[list[str]], config: tuple[str, int, in
     ds = Dataset.from_records(records)
     options = {"partitioner": strategy, "k": k, "m": m, "max_cluster_size": k + extra}
     registry = _registry()
-    plain = run_method(registry, ds, "disassociation", {**options, "refine": False}, Context())
-    refined = run_method(registry, ds, "disassociation", {**options, "refine": True}, Context())
+    plain = run_method(registry, ds, "disassociation", {**options, "refiner": "none"}, Context())
+    refined = run_method(registry, ds, "disassociation", {**options, "refiner": "refine"}, Context())
     for outcome in (plain, refined):
         check_release(outcome.release, outcome.trail, [list(set(r)) for r in records], k, m)
     before, after = tlost(plain.release, ds, k), tlost(refined.release, ds, k)
@@ -313,13 +313,10 @@ def test_release_properties(records: list[list[str]], config: tuple[str, int, in
         assert plain.release.stats["suppressed_records"] == 0
 
 
-def test_same_release_for_every_executor(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_release_for_every_executor() -> None:
     """Byte-identical release and trail for serial and process executors, 1 or 2
     workers. Small VERPART units make the process pool really run (a map of
     fewer than 2 units per worker runs in-process)."""
-    import privtool.plugins.disassociation as plugin
-
-    monkeypatch.setattr(plugin, "UNIT_OCCURRENCES", 300)
     rng = np.random.default_rng(7)
     popularity = rng.zipf(1.6, size=6000) % 60
     sizes = rng.integers(1, 7, size=1000)
@@ -331,7 +328,8 @@ def test_same_release_for_every_executor(monkeypatch: pytest.MonkeyPatch) -> Non
     outputs = set()
     for executor in (SerialExecutor(), ProcessExecutor(1), ProcessExecutor(2)):
         try:
-            outcome = run_method(_registry(), ds, "disassociation", options, Context(seed=5, executor=executor))
+            ctx = Context(seed=5, executor=executor, unit_occurrences=300)
+            outcome = run_method(_registry(), ds, "disassociation", options, ctx)
         finally:
             executor.close()
         outputs.add((outcome.release.dumps(), outcome.trail.dumps()))
@@ -354,7 +352,8 @@ def test_cli_writes_a_valid_release(run_cli, tmp_path) -> None:
         "3",
         "--partitioner",
         "suppression",
-        "--no-refine",
+        "--refiner",
+        "none",
         "-o",
         out,
         "--trail",
@@ -363,7 +362,7 @@ def test_cli_writes_a_valid_release(run_cli, tmp_path) -> None:
     )
     assert result.code == 0, result.err
     release = release_from_json(json.loads(out.read_text()))
-    assert release.params["partitioner"] == "suppression" and release.params["refine"] is False
+    assert release.params["partitioner"] == "suppression" and release.params["refiner"] == "none"
     assert release.stats["suppressed_records"] == 3 and release.stats["records_published"] == 11
     assert json.loads(trail.read_text())["suppressed_records"] == [2, 9, 13]
 

@@ -146,7 +146,13 @@ def test_disassociated_summary_matches_enumeration(release: Release, original: l
 )
 def test_summary_of_a_real_disassociation_matches_enumeration(registry, original, partitioner, refine) -> None:
     """The targets are the records the release was made from (k = 2, m = 2)."""
-    options = {"k": 2, "m": 2, "max_cluster_size": 3, "partitioner": partitioner, "refine": refine}
+    options = {
+        "k": 2,
+        "m": 2,
+        "max_cluster_size": 3,
+        "partitioner": partitioner,
+        "refiner": "refine" if refine else "none",
+    }
     release = run_method(registry, Dataset.from_records(original), "disassociation", options, Context()).release
     enumerable(release)
     check_disassociated(release, original, 2)

@@ -241,7 +241,13 @@ def test_original_supports_lie_within_the_bounds_of_its_disassociation(registry,
     from privtool.pipeline import run_method
 
     dataset = Dataset.from_records(rows)
-    options = {"k": k, "m": 2, "max_cluster_size": 6, "partitioner": partitioner, "refine": refine}
+    options = {
+        "k": k,
+        "m": 2,
+        "max_cluster_size": 6,
+        "partitioner": partitioner,
+        "refiner": "refine" if refine else "none",
+    }
     outcome = run_method(registry, dataset, "disassociation", options, Context())
     suppressed = set(outcome.trail.suppressed_records)
     published = [frozenset(r) for i, r in enumerate(rows) if i not in suppressed]

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from .claims import ADVERSARIES, WP29_CRITERIA, Claim, adversary_strength
 from .components import Attack, ClaimModel, Component, Evidence, Metric, Verifier
 from .context import Context
-from .errors import MissingEvidence, ParameterError, UserError
+from .errors import EXIT_INTERNAL, MissingEvidence, ParameterError, PluginFault, UserError
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
@@ -83,7 +83,9 @@ def check_options(components: Sequence[Component], options: Mapping[str, Any], w
 
 @dataclass
 class ComponentFailure:
-    """A component that raised: which one, which plugin, and the error."""
+    """A component that raised (or broke its contract): which one, the plugin at
+    fault, and what went wrong (``error`` completes "metric 'x' ...": ``raised
+    ZeroDivisionError in compute(): division by zero``)."""
 
     kind: str
     name: str
@@ -93,7 +95,8 @@ class ComponentFailure:
 
     @property
     def sentence(self) -> str:
-        return f"{self.kind.replace('_', ' ')} {self.name!r} of plugin {self.plugin!r} failed: {self.error}"
+        """The one sentence of the error contract, as the CLI prints a plugin fault."""
+        return f"plugin {self.plugin!r}: {self.kind.replace('_', ' ')} {self.name!r} {self.error}".rstrip(".") + "."
 
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind, "name": self.name, "plugin": self.plugin, "error": self.error}
@@ -103,22 +106,26 @@ def call_component(
     registry: Registry, component: Component, call: Callable[[], T]
 ) -> tuple[T | None, ComponentFailure | None]:
     """Run ``call`` (a call into ``component``'s code): its result, or the
-    :class:`ComponentFailure` when it raised. A
+    :class:`ComponentFailure` when it raised or returned what its contract
+    forbids (the registry's guard reports both as a
+    :class:`~privtool.errors.PluginFault` naming the plugin at fault, which may
+    be another component's the call went through). A
     :class:`~privtool.errors.UserError` (bad input or missing evidence) is not a
     component failure and propagates."""
     try:
         return call(), None
     except UserError:
         raise
-    except Exception as exc:  # any failure of plugin code is recorded, never a crash of the run
+    except PluginFault as fault:
+        failure = ComponentFailure(component.kind, component.name, fault.plugin, fault.problem, fault.details)
+        return None, failure
+    except Exception as exc:  # not through a guarded view: still recorded, never a crash of the run
         try:
             plugin = registry.owner(component.kind, component.name)
         except KeyError:
             plugin = "unregistered"
-        failure = ComponentFailure(
-            component.kind, component.name, plugin, f"{type(exc).__name__}: {exc}", traceback.format_exc()
-        )
-        return None, failure
+        error = f"raised {type(exc).__name__}: {' '.join(str(exc).split())}"
+        return None, ComponentFailure(component.kind, component.name, plugin, error, traceback.format_exc())
 
 
 # ------------------------------------------------------------------ results
@@ -256,9 +263,10 @@ class MetricResult:
     values: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
     seconds: float = 0.0
+    failure: ComponentFailure | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "failure"}
 
 
 @dataclass
@@ -320,6 +328,7 @@ class Assessment:
         runs = [*(run for claim in self.claims for run in claim.runs), *self.integrity]
         found = [run.failure for run in runs if run.failure is not None]
         found += [run.failure for run in self.attacks if run.failure is not None]
+        found += [m.failure for m in self.metrics if m.failure is not None]
         return found
 
     @property
@@ -342,7 +351,10 @@ class Assessment:
 
     @property
     def exit_code(self) -> int:
-        """0 for PASS, 1 for FAIL or INCOMPLETE (docs/design.md, "Error contract")."""
+        """0 for PASS, 1 for FAIL or INCOMPLETE, 3 when a component failed (the
+        rest still ran and is reported; docs/design.md, "Error contract")."""
+        if self.failures:
+            return EXIT_INTERNAL
         return 0 if self.verdict == "PASS" else 1
 
     @property
@@ -377,7 +389,7 @@ class Assessment:
             for adversary in ADVERSARIES:
                 addressing = [c for c in self.claims if criterion in c.criteria and c.claim.covers(adversary)]
                 exposure = [
-                    run.exposure or _counts(run)
+                    _exposure(run)
                     for run in self.attacks
                     if criterion in run.criteria and adversary_strength(run.adversary) <= adversary_strength(adversary)
                 ]
@@ -416,10 +428,13 @@ class Assessment:
         }
 
 
-def _counts(run: AttackRun) -> str:
+def _exposure(run: AttackRun) -> str:
+    """What one attack measured, for a criterion: its exposure sentence (or its
+    counts) and how many of its findings breach a claim or lie outside every claim."""
     if run.failure is not None:
         return f"{run.attack}: not measured ({run.failure.error})"
-    return f"{run.attack}: {run.breaches} breach(es), {run.risks} risk(s) in {len(run.findings)} finding(s)"
+    counts = f"{run.breaches} breach(es), {run.risks} risk(s) outside the claims"
+    return f"{run.attack}: {run.exposure} ({counts})" if run.exposure else f"{run.attack}: {counts}"
 
 
 # ------------------------------------------------------------------ engine
@@ -664,7 +679,9 @@ def run_metrics(
             continue
         seconds = round(time.perf_counter() - started, 3)
         if failure is not None:
-            results.append(MetricResult(metric.name, "error", reason=failure.sentence, seconds=seconds))
+            results.append(
+                MetricResult(metric.name, "error", reason=failure.sentence, seconds=seconds, failure=failure)
+            )
         else:
             results.append(MetricResult(metric.name, "ok", values or {}, seconds=seconds))
     return results

@@ -36,7 +36,7 @@ STATUS_STYLE = {
     "info": "dim",
 }
 SEVERITY_ORDER = ("breach", "risk", "info")
-WITHHELD = "(withheld: original data; see --include-examples)"
+WITHHELD = "(withheld: private data; see --include-examples)"
 
 
 def styled(status: str) -> Text:
@@ -59,9 +59,13 @@ def claim_evidence(claim: ClaimResult) -> str:
             if certificate.holds is False and certificate.witness:
                 return f"{run.verifier}: {evidence_text(certificate.witness)}"
     if claim.status == "holds":
-        return "proved by " + ", ".join(
-            f"{run.verifier} ({sum(c.units for c in run.certificates):,} units)" for run in claim.runs
-        )
+        proved = [
+            f"{run.verifier} ({sum(c.units for c in run.certificates):,} units)"
+            for run in claim.runs
+            if run.outcome == "proved"
+        ]
+        empty = [run.verifier for run in claim.runs if run.outcome == "nothing to check"]
+        return f"proved by {', '.join(proved)}" + (f"; nothing to check for {', '.join(empty)}" if empty else "")
     return claim.reason
 
 
@@ -84,7 +88,8 @@ def print_claims(console: Console, result: Assessment) -> None:
         return
     table = Table(title="Claims")
     table.add_column("claim", no_wrap=True)
-    for column in ("adversary", "status", "evidence"):
+    table.add_column("adversary", no_wrap=True)
+    for column in ("status", "evidence"):
         table.add_column(column, overflow="fold")
     for claim in result.claims:
         table.add_row(

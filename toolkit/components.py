@@ -16,8 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar
 
-import numpy as np
-
+from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Partitioning
 from .claims import ADVERSARIES, DEFAULT_ADVERSARY, Claim
 from .context import Context
 from .dataset import Dataset
@@ -40,16 +39,6 @@ class Component:
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name!r}>"
-
-
-@dataclass
-class Partitioning:
-    """Output of a horizontal partitioner: clusters of record positions of the
-    input dataset, and the positions it suppressed (never dropped silently)."""
-
-    clusters: list[np.ndarray]
-    suppressed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    notes: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -86,29 +75,39 @@ class VerticalChunker(Component):
     """Splits one cluster's records into k^m-anonymous record chunks and a term chunk.
 
     ``chunk`` receives the cluster as a :class:`Dataset` (all its records, over
-    the input's vocabulary) and returns a
-    :class:`privtool.plugins.disassociation.model.ChunkedCluster`: the term
-    domains of the record chunks (item ids, pairwise disjoint) and the term
-    chunk, together covering every term of the cluster."""
+    the input's vocabulary) and returns a :class:`~privtool.chain.ChunkedCluster`:
+    the term domains of the record chunks (item ids, pairwise disjoint) and the
+    term chunk, together covering every term of the cluster.
+
+    Methods call :meth:`chunk_batch`, once per :class:`~privtool.chain.ClusterBatch`
+    of consecutive clusters, in a worker of the run's executor with a serial
+    ``ctx``. The default chunks each cluster with a context keyed by its index
+    (``ctx.unit("cluster", index)``), so ``ctx.rng(...)`` inside :meth:`chunk` is
+    the same wherever the cluster runs; a chunker that can work on many clusters
+    at once (VERPART) overrides it."""
 
     kind = "vertical_chunker"
 
-    def chunk(self, cluster: Dataset, params: dict[str, Any], ctx: Context) -> Any:
+    def chunk(self, cluster: Dataset, params: dict[str, Any], ctx: Context) -> ChunkedCluster:
         raise NotImplementedError
+
+    def chunk_batch(self, batch: ClusterBatch, params: dict[str, Any], ctx: Context) -> list[ChunkedCluster]:
+        """One :class:`~privtool.chain.ChunkedCluster` per cluster of ``batch``, in order."""
+        return [self.chunk(batch.cluster(c), params, ctx.unit("cluster", batch.first + c)) for c in range(len(batch))]
 
 
 class Refiner(Component):
     """Joins clusters and publishes shared chunks (REFINE).
 
-    ``refine`` receives a :class:`privtool.plugins.disassociation.model.Disassociation`
-    (the input, the clusters as record positions, one ``ChunkedCluster`` each)
-    and returns a list of ``JointPlan``: member clusters and the term domains of
-    k^m-anonymous shared chunks over all their records, whose terms must lie in
-    the members' term chunks and in no record chunk of a member."""
+    ``refine`` receives a :class:`~privtool.chain.Disassociation` (the input,
+    the clusters as record positions, one ``ChunkedCluster`` each) and returns a
+    list of :class:`~privtool.chain.JointPlan`: member clusters and the term
+    domains of k^m-anonymous shared chunks over all their records, whose terms
+    must lie in the members' term chunks and in no record chunk of a member."""
 
     kind = "refiner"
 
-    def refine(self, clusters: Any, params: dict[str, Any], ctx: Context) -> Any:
+    def refine(self, clusters: Disassociation, params: dict[str, Any], ctx: Context) -> list[JointPlan]:
         raise NotImplementedError
 
 
@@ -131,10 +130,49 @@ class Sanitizer(Component):
         return []
 
 
+@dataclass(frozen=True)
+class Stage:
+    """A slot of a chained method, filled by a registered component chosen by
+    name: ``--partitioner NAME`` for ``Stage("partitioner", "partitioner",
+    "adding")``. ``kind`` is the component kind, ``default`` the component used
+    when none is named; an ``optional`` stage also accepts ``none``."""
+
+    name: str
+    kind: str
+    default: str
+    help: str = ""
+    optional: bool = False
+
+
+NO_STAGE = "none"
+"""The value that leaves an optional stage out (``--refiner none``)."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A chosen stage as a chained method receives it in ``params[stage.name]``:
+    the registered component (guarded: a fault is reported against its own
+    plugin) and its resolved parameters. Call ``bound.component.partition(
+    dataset, bound.params, ctx)`` (or the method of its kind)."""
+
+    component: Any
+    params: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.component.name)
+
+
 class Anonymizer(Component):
-    """A whole method: dataset in, release and trail out."""
+    """A whole method: dataset in, release and trail out.
+
+    A chained method lists its ``stages``; the pipeline looks each one up in
+    the registry (the user picks it by name, ``--partitioner balanced``), adds
+    its parameters to the method's, and passes it as a :class:`Bound` in
+    ``params[stage.name]`` (``None`` for an optional stage set to ``none``)."""
 
     kind = "anonymizer"
+    stages: ClassVar[tuple[Stage, ...]] = ()
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         raise NotImplementedError

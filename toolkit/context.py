@@ -64,13 +64,16 @@ def _key_words(key: Sequence[int | str]) -> list[int]:
 @dataclass(frozen=True)
 class SeedSplitter:
     """A picklable source of per-unit generators: hand it to worker functions
-    (``ctx.seeds``) so that a unit draws the same numbers wherever it runs."""
+    (``ctx.seeds``) so that a unit draws the same numbers wherever it runs.
+    ``key`` prefixes every key (the unit a :meth:`Context.unit` context is for)."""
 
     seed: int = 0
+    key: tuple[int | str, ...] = ()
 
     def rng(self, *key: int | str) -> np.random.Generator:
-        """A generator that depends only on the seed and ``key``."""
-        return np.random.default_rng(np.random.SeedSequence([self.seed & 0xFFFFFFFF, *_key_words(key)]))
+        """A generator that depends only on the seed, the prefix and ``key``."""
+        words = _key_words((*self.key, *key))
+        return np.random.default_rng(np.random.SeedSequence([self.seed & 0xFFFFFFFF, *words]))
 
 
 @dataclass
@@ -87,11 +90,29 @@ class Context:
     executor: Executor = field(default_factory=SerialExecutor)
     progress: ProgressReporter = field(default_factory=SilentProgress)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("privtool"))
+    key: tuple[int | str, ...] = ()
+    unit_occurrences: int = 250_000
+    """About how many item occurrences one unit of mapped work holds, for methods
+    that batch clusters into units (:func:`privtool.chain.chunk_clusters`): small
+    inputs then make fewer than two units per worker and run in the calling
+    process (starting a pool costs more than VERPART on them), large ones spread
+    over the workers. Results never depend on it."""
+
+    @classmethod
+    def of(cls, seeds: SeedSplitter) -> Context:
+        """A serial context drawing from ``seeds`` (in a worker, for one unit)."""
+        return cls(seed=seeds.seed, key=seeds.key)
 
     @property
     def seeds(self) -> SeedSplitter:
         """The picklable seed splitter, for functions that run in workers."""
-        return SeedSplitter(self.seed)
+        return SeedSplitter(self.seed, self.key)
+
+    def unit(self, *key: int | str) -> Context:
+        """A serial, silent context for one unit of work whose generators are
+        keyed by ``key`` first: ``ctx.unit("cluster", 7).rng("x")`` is
+        ``ctx.rng("cluster", 7, "x")``, the same wherever the unit runs."""
+        return Context(seed=self.seed, log=self.log, key=(*self.key, *key), unit_occurrences=self.unit_occurrences)
 
     def rng(self, *key: int | str) -> np.random.Generator:
         """A generator seeded from ``(seed, *key)``; see the class docstring."""

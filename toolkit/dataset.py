@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+import itertools
+import operator
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
+
+Item = str | int
+"""An item as :meth:`Dataset.from_records` takes it: a label, or an integer
+(``int`` or a numpy integer) that stands for its decimal text."""
 
 
 @functools.cache
@@ -24,12 +31,109 @@ def label_sort_key(label: str) -> tuple[int, int, str]:
     """Canonical order of item labels: integers numerically first, then text.
 
     Used everywhere an order is published (vocabulary ids, sub-records, term
-    chunks), so that ``"9"`` sorts before ``"10"``. Cached: canonical
-    ordering of a release calls it once per published item occurrence.
+    chunks), so that ``"9"`` sorts before ``"10"``. The order is total:
+    ``"7"`` and ``"007"`` tie on their value and are then ordered as text, so no
+    order ever falls back on the input's. Cached: canonical ordering of a
+    release calls it once per published item occurrence.
     """
     if label.isascii() and label.isdigit():
-        return (0, int(label), "")
+        return (0, int(label), label)
     return (1, 0, label)
+
+
+def record_lists(records: Iterable[Iterable[Item]]) -> list[list[Item]]:
+    """Every record as a list, refusing input whose iteration would silently
+    mean something else: a string or a DataFrame where the records are expected
+    (characters, column names), a string or a dict where a record is expected."""
+    if isinstance(records, (str, bytes, bytearray)):
+        raise TypeError(f"expected an iterable of records, each an iterable of items, not {describe_value(records)}.")
+    if type(records).__module__.partition(".")[0] == "pandas" and hasattr(records, "columns"):
+        raise TypeError(
+            "from_records got a pandas DataFrame, whose iteration yields its column names; use "
+            "Dataset.from_pandas(frame, transaction=..., item=...) for a long frame or "
+            "Dataset.from_pandas(frame) for a one-hot frame."
+        )
+    rows = []
+    for position, record in enumerate(records):
+        if isinstance(record, (str, bytes, bytearray, dict)):
+            hint = f"; write [{record!r}] for a record of one item" if isinstance(record, str) else ""
+            raise TypeError(f"record {position} is {describe_value(record)}, not a collection of items{hint}.")
+        try:
+            rows.append(list(record))
+        except TypeError:
+            raise TypeError(f"record {position} is {describe_value(record)}, not a collection of items.") from None
+    return rows
+
+
+def item_labels(rows: Sequence[Sequence[Item]]) -> dict[Item, str]:
+    """The label of every distinct item of ``rows``: a string is its own label,
+    an integer its decimal text.
+
+    Items must all be strings or all integers; the first item that is neither
+    (or that mixes the two kinds), an empty label or one that is not valid
+    Unicode raises naming its record. Checks run over the types and the
+    distinct items, not over every occurrence in Python."""
+    kinds = set(map(type, itertools.chain.from_iterable(rows)))
+    bad = [kind for kind in kinds if not (issubclass(kind, str) or _is_integer_type(kind))]
+    if bad:
+        position, item = _first(rows, lambda x: type(x) in bad)
+        raise TypeError(f"record {position} holds {describe_value(item)}; items must be strings or integers.")
+    texts = [kind for kind in kinds if issubclass(kind, str)]
+    if texts and len(texts) < len(kinds):
+        position, item = _first(rows, lambda x: not isinstance(x, str))
+        raise TypeError(
+            f"record {position} holds the integer {item!r} among string items; give every item as a string "
+            "or every item as an integer."
+        )
+    distinct = set(itertools.chain.from_iterable(rows))
+    if not texts:
+        return {item: str(int(item)) for item in distinct}
+    label_of = {item: str(item) for item in distinct}
+    for item, label in label_of.items():
+        if not label:
+            raise ValueError(
+                f"record {_first(rows, functools.partial(operator.eq, item))[0]} holds an empty item label."
+            )
+        if not label.isascii():
+            try:
+                label.encode("utf-8")
+            except UnicodeEncodeError:
+                position = _first(rows, functools.partial(operator.eq, item))[0]
+                raise ValueError(
+                    f"record {position} holds the item {label!r}, which is not valid Unicode text (a lone surrogate)."
+                ) from None
+    return label_of
+
+
+def _is_integer_type(kind: type) -> bool:
+    return issubclass(kind, (int, np.integer)) and not issubclass(kind, bool)
+
+
+def _first(rows: Sequence[Sequence[Item]], wanted: Callable[[Any], bool]) -> tuple[int, Any]:
+    """The position of the first record holding a ``wanted`` item, and that item."""
+    for position, row in enumerate(rows):
+        for item in row:
+            if wanted(item):
+                return position, item
+    raise AssertionError("no record holds the item")  # callers only ask for items they have seen
+
+
+def describe_value(value: object) -> str:
+    """A few words naming ``value`` and its kind, for error sentences
+    (``"the float nan"``, ``"None (a missing value)"``)."""
+    if value is None:
+        return "None (a missing value)"
+    if isinstance(value, (bool, np.bool_)):
+        return f"the bool {bool(value)}"
+    if isinstance(value, (float, np.floating)):
+        return f"the float {float(value)!r}"
+    if isinstance(value, (bytes, bytearray)):
+        return f"the bytes {bytes(value)[:40]!r} (decode them to str first)"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+        return f"a {type(value).__name__}"
+    return f"{repr(value)[:40]} of type {type(value).__name__}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,31 +148,73 @@ class Dataset:
     indptr: np.ndarray
     items: np.ndarray
     labels: tuple[str, ...]
-    _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", {label: i for i, label in enumerate(self.labels)})
         for array in (self.indptr, self.items):
             array.setflags(write=False)
 
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        """Label -> id, built on first use: most datasets (one cluster of a
+        partitioning, a subset) never look a label up."""
+        return {label: i for i, label in enumerate(self.labels)}
+
     # ------------------------------------------------------------------ build
     @classmethod
-    def from_records(cls, records: Iterable[Iterable[str]], labels: Sequence[str] | None = None) -> Dataset:
-        """Intern label records. Duplicated items within a record are merged.
+    def from_records(cls, records: Iterable[Iterable[Item]], labels: Sequence[str] | None = None) -> Dataset:
+        """Intern records of items. Duplicated items within a record are merged.
 
-        ``labels`` fixes the vocabulary (and its order); by default it is every
-        label seen, in :func:`label_sort_key` order.
+        Items are all strings (labels) or all integers (``int`` or numpy
+        integers, labelled by their decimal text: ``7`` becomes ``"7"``, and
+        reading the labels back gives ``"7"``). Anything that could be mangled
+        silently raises instead, in one sentence naming the record: a string or
+        a pandas DataFrame where the records are expected, a string where a
+        record is expected, a float, ``None``, a bool, bytes, a nested
+        collection, an empty label, or strings mixed with integers
+        (:class:`TypeError`, or :class:`ValueError` for a bad value of a good
+        type). ``labels`` fixes the vocabulary (and its order); by default it
+        is every label seen, in :func:`label_sort_key` order.
         """
-        rows = [list(r) for r in records]
+        rows = record_lists(records)
+        label_of = item_labels(rows)
         if labels is None:
-            seen = {label for record in rows for label in record}
-            labels = sorted(seen, key=label_sort_key)
+            labels = sorted(set(label_of.values()), key=label_sort_key)
         index = {label: i for i, label in enumerate(labels)}
-        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-        flat = np.fromiter((index[label] for r in rows for label in r), dtype=np.int32, count=int(lengths.sum()))
+        unknown = {item for item, label in label_of.items() if label not in index}
+        if unknown:
+            position, item = _first(rows, unknown.__contains__)
+            raise ValueError(f"record {position} holds the item {item!r}, which is not in the given labels.")
+        lookup = {item: index[label] for item, label in label_of.items()}
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        flat = np.fromiter(
+            map(lookup.__getitem__, itertools.chain.from_iterable(rows)), dtype=np.int32, count=int(lengths.sum())
+        )
         indptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         return cls.from_csr(indptr, flat, tuple(labels), normalise=True)
+
+    @classmethod
+    def from_pandas(cls, frame: Any, transaction: Hashable | None = None, item: Hashable | None = None) -> Dataset:
+        """A dataset from a pandas DataFrame (pandas is an optional extra,
+        ``pip install 'privtool[pandas]'``).
+
+        * Long format, ``Dataset.from_pandas(frame, transaction="basket",
+          item="product")``: one row per item occurrence; the records are the
+          groups of ``transaction`` in order of first appearance, their items
+          the ``item`` values (strings, or integers labelled by their decimal
+          text). Repeated ``(transaction, item)`` rows are merged.
+        * One-hot, ``Dataset.from_pandas(frame)``: every column boolean (numpy
+          ``bool``, pandas ``boolean`` without missing values, or sparse
+          boolean); one record per row, in frame order, holding the labels of
+          its true columns (column names that are strings or integers).
+
+        Anything else (a frame that is neither, missing values, float or mixed
+        item columns, an unknown column) raises :class:`TypeError` or
+        :class:`ValueError` in one sentence. See :mod:`privtool.frames`.
+        """
+        from .frames import dataset_from_frame
+
+        return dataset_from_frame(frame, transaction, item)
 
     @classmethod
     def from_csr(cls, indptr: np.ndarray, items: np.ndarray, labels: Sequence[str], normalise: bool = True) -> Dataset:

@@ -4,6 +4,10 @@ Every user error is a :class:`UserError` whose message is one sentence naming th
 file, line or parameter at fault; the CLI prints it and exits with code 2.
 A guarantee that does not hold is not an error but a result: ``verify`` and
 ``audit`` report it and exit with code 1 (:data:`EXIT_GUARANTEE_FAILED`).
+Code of a plugin that raises, returns what its contract forbids or declares
+something malformed is a :class:`PluginFault`: one sentence naming the plugin,
+the component and the fault, exit code 3 (:data:`EXIT_INTERNAL`), the traceback
+only when asked for (DESIGN.md, "Error contract").
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_GUARANTEE_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
 
 
 class UserError(Exception):
@@ -48,8 +53,10 @@ class OutputError(UserError):
     """An output cannot be written as asked (e.g. a label its format cannot hold)."""
 
 
-class ParameterError(UserError):
-    """A parameter is missing, of the wrong type or out of range."""
+class ParameterError(UserError, ValueError):
+    """A parameter is missing, of the wrong type or out of range, or a name
+    (of a method, a component, an option) is unknown. A :class:`ValueError`
+    too, so that Python callers of :mod:`privtool` can catch it as one."""
 
 
 class NoSolution(ParameterError):
@@ -61,7 +68,38 @@ class PluginError(UserError):
     """Plugins clash (two claim one component name) or a component is unknown."""
 
 
+class UnknownComponent(PluginError, ParameterError):
+    """No registered plugin provides a component of this kind and name (an
+    unknown ``--method``, ``--sanitizer``, ``--attack``...): a plugin error and
+    a parameter error alike."""
+
+
 class MissingEvidence(UserError):
     """A metric, attack or verifier needs evidence (the original data, the trail)
     that was not given, or the evidence given cannot support it (an original
     without a single pair, say); callers may report it as skipped instead of failing."""
+
+
+class PluginFault(Exception):
+    """Plugin (or internal) code failed: it raised, returned something its
+    contract forbids, or declared something malformed.
+
+    ``plugin`` is the plugin's name (what ``-p no:NAME`` disables),
+    ``component`` names the component or hook (``metric 'boom'``,
+    ``hook privtool_metrics``), ``problem`` says what went wrong. The message is
+    one sentence; ``details`` keeps the formatted traceback of the original
+    exception (text, so that a fault raised in a worker process survives
+    pickling), shown by the CLI only under ``--traceback``."""
+
+    exit_code = EXIT_INTERNAL
+
+    def __init__(self, plugin: str, component: str, problem: str, details: str = "") -> None:
+        self.plugin, self.component, self.problem, self.details = plugin, component, problem, details
+        self.message = f"plugin {plugin!r}: {component} {problem}".rstrip(".") + "."
+        super().__init__(self.message)
+
+    def __reduce__(self) -> tuple[type[PluginFault], tuple[str, str, str, str]]:
+        return (type(self), (self.plugin, self.component, self.problem, self.details))
+
+    def __str__(self) -> str:
+        return self.message

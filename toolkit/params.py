@@ -115,6 +115,14 @@ def merge_specs(groups: Iterable[Sequence[Param]]) -> list[Param]:
     return list(merged.values())
 
 
+def unknown_option(owner: str, option: str, spec: Sequence[Param]) -> ParameterError:
+    """The error for an ``option`` (``--zz``) that ``owner`` does not declare,
+    listing the options it does: the same sentence from the command line and
+    from Python."""
+    known = ", ".join(sorted(p.option for p in spec)) or "none"
+    return ParameterError(f"{owner} has no option {option} (its options: {known}).")
+
+
 def resolve(spec: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict[str, Any]:
     """Check ``given`` against ``spec`` and fill in defaults.
 
@@ -124,8 +132,7 @@ def resolve(spec: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict
     known = {p.name: p for p in spec}
     for name in given:
         if name not in known:
-            option = "--" + name.replace("_", "-")
-            raise ParameterError(f"{owner} has no option {option}.")
+            raise unknown_option(owner, "--" + name.replace("_", "-"), spec)
     values: dict[str, Any] = {}
     for param in spec:
         if param.name in given and given[param.name] is not None:
@@ -136,6 +143,52 @@ def resolve(spec: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict
             values[param.name] = param.default
     return values
 
+
+RESERVED_NAMES = frozenset(
+    {
+        "attack",
+        "config",
+        "data_format",
+        "example",
+        "executor",
+        "format",
+        "from",
+        "grid",
+        "help",
+        "include_examples",
+        "json",
+        "list",
+        "max_rows",
+        "method",
+        "metric",
+        "no_verify",
+        "only",
+        "original",
+        "output",
+        "pick",
+        "quiet",
+        "release",
+        "repeat",
+        "rules",
+        "sample",
+        "sanitizer",
+        "scheduler",
+        "seed",
+        "sensitive",
+        "to",
+        "top",
+        "traceback",
+        "trail",
+        "trail_out",
+        "version",
+        "workers",
+    }
+)
+"""Names the commands own (``--seed``, ``--output``, ...): a component parameter
+with one of them would be taken by the command, so registration refuses it.
+Names a command shares with components on purpose (``--k``, ``--known``,
+``--engine``, ...) are not here; ``tests/test_plugin_contracts.py`` checks that
+every command option is one or the other."""
 
 K = Param("k", int, 5, "k: every published itemset (of up to m items) occurs at least k times.", min=2)
 M = Param("m", int, 2, "m: the largest number of items an adversary knows.", min=1)

@@ -1,41 +1,86 @@
-"""Running a method: an anonymizer followed by a chain of sanitizers.
+"""Running a method: an anonymizer (with the registered components chosen for
+its stages) followed by a chain of sanitizers.
 
-:func:`run_method` resolves the parameters of every stage against their specs
-(a parameter shared by two stages, such as ``k``, takes one value), runs the
-stages through the context, and stamps the release with every parameter used
-and its provenance (privtool and plugin versions, input SHA-256, seed). The
-release's claims are those the stages declare (``Anonymizer.claims``, then each
-``Sanitizer.claims`` given the claims before it; :func:`declare_claims`). The
-trail is tied to the release by its SHA-256.
+:func:`method_chain` looks every stage up in the registry: the anonymizer, the
+component chosen for each of its :class:`~privtool.components.Stage` slots
+(``--partitioner balanced``; the choices are the registered components of the
+stage's kind) and the sanitizers, and merges their parameter specs (a parameter
+shared by two stages, such as ``k``, takes one value). :func:`run_method` runs
+them through the context and stamps the release with every parameter used and
+its provenance: privtool's version, the plugins whose components took part (and
+no other, so the bytes do not depend on what else is installed), the input's
+SHA-256 and the seed. The release's claims are those the components declare
+(``Anonymizer.claims``, then each ``Sanitizer.claims`` given the claims before
+it; :func:`declare_claims`). The trail is tied to the release by its SHA-256.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
-from .atomic import write_text_atomic
+from .atomic import write_texts_atomic
 from .claims import Claim
-from .components import Anonymizer, Component, Outcome, Sanitizer
+from .components import NO_STAGE, Anonymizer, Bound, Component, Outcome, Sanitizer, Stage
 from .context import Context
 from .dataset import Dataset
-from .errors import ParameterError
+from .errors import ParameterError, PluginFault
+from .isolation import describe, plugin_of
 from .params import Param, merge_specs, resolve
 from .registry import Registry
-from .trail import write_trail
 
 
-def stage_specs(
-    registry: Registry, method: str, sanitizers: Sequence[str]
-) -> tuple[Anonymizer, list[Sanitizer], list[Param]]:
-    """The anonymizer, the sanitizers and the merged parameter spec of a method chain."""
+def stage_param(registry: Registry, stage: Stage) -> Param:
+    """The option that picks the component of ``stage`` (``--partitioner``),
+    its choices the registered components of the stage's kind."""
+    choices = (*registry.names(stage.kind), *((NO_STAGE,) if stage.optional else ()))
+    return Param(stage.name, str, stage.default, stage.help, choices=choices)
+
+
+@dataclass
+class MethodChain:
+    """A method as it will run: the (guarded) anonymizer, the component chosen for
+    each of its stages (``None`` for an optional stage left out), the sanitizers
+    and the merged parameter spec of them all."""
+
+    method: str
+    anonymizer: Anonymizer
+    stages: dict[str, Component | None]
+    sanitizers: list[Sanitizer]
+    spec: list[Param]
+
+    @property
+    def components(self) -> list[Component]:
+        """Every component that takes part, in chain order."""
+        return [self.anonymizer, *(c for c in self.stages.values() if c is not None), *self.sanitizers]
+
+    @property
+    def owner(self) -> str:
+        """How messages name the chain (``method 'disassociation' with safe-disassociation``)."""
+        names = [s.name for s in self.sanitizers]
+        return f"method {self.method!r}" + (f" with {', '.join(names)}" if names else "")
+
+
+def method_chain(
+    registry: Registry, method: str, sanitizers: Sequence[str] = (), options: Mapping[str, Any] | None = None
+) -> MethodChain:
+    """The chain of ``method`` with the stage components named in ``options``
+    (raw values; each stage's default otherwise) and ``sanitizers``."""
+    options = options or {}
     anonymizer = registry.get("anonymizer", method)
+    slots = [stage_param(registry, stage) for stage in anonymizer.stages]
+    stages: dict[str, Component | None] = {}
+    for stage, slot in zip(anonymizer.stages, slots, strict=True):
+        given = options.get(stage.name)
+        name = slot.coerce(given) if given is not None else stage.default
+        stages[stage.name] = None if name == NO_STAGE else registry.get(stage.kind, name)
     chain = [registry.get("sanitizer", name) for name in sanitizers]
-    spec = merge_specs([anonymizer.params, *(s.params for s in chain)])
-    return anonymizer, chain, spec
+    own = [anonymizer.params, *(c.params for c in stages.values() if c is not None), *(s.params for s in chain)]
+    return MethodChain(method, anonymizer, stages, chain, merge_specs([slots, *own]))
 
 
 def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
@@ -45,21 +90,20 @@ def _pick(values: Mapping[str, Any], spec: Sequence[Param]) -> dict[str, Any]:
 def declare_claims(registry: Registry, component: Component, claims: Sequence[Claim], kind: str) -> list[Claim]:
     """``claims`` as ``component`` declared them, checked against the registered
     claim models: a claim of an unknown model, with invalid parameters or that
-    the release ``kind`` cannot carry is a bug of the component (``ValueError``
-    naming it), never written into a release."""
+    the release ``kind`` cannot carry is a fault of the component's plugin
+    (:class:`~privtool.errors.PluginFault`), never written into a release."""
     from .verify.structure import claim_problems
 
     models = {model.name: model for model in registry.all("claim_model")}
+    label = describe(component.kind, component.name)
     out = list(claims)
     for claim in out:
         if not isinstance(claim, Claim):
-            raise ValueError(f"{component.kind} {component.name!r} declared {claim!r}, which is not a Claim.")
+            raise PluginFault(plugin_of(component), label, f"declared {claim!r}, which is not a Claim")
         problems = claim_problems(claim, kind, models)
         if problems:
             key, problem = problems[0]
-            raise ValueError(
-                f"{component.kind} {component.name!r} declares an invalid claim {claim.label}: {key}: {problem}."
-            )
+            raise PluginFault(plugin_of(component), label, f"declares an invalid claim {claim.label}: {key}: {problem}")
     return out
 
 
@@ -85,12 +129,25 @@ def apply_sanitizers(
     return outcome
 
 
-def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) -> Outcome:
+def taking_part(
+    registry: Registry, components: Iterable[Any], earlier: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Plugin name -> version of the plugins whose ``components`` took part (and
+    of ``earlier`` ones, from the provenance of a release being sanitized further),
+    sorted by name."""
+    plugins = dict(earlier or {})
+    for component in components:
+        plugin = plugin_of(component)
+        plugins[plugin] = registry.version(plugin)
+    return dict(sorted(plugins.items()))
+
+
+def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed: int) -> Outcome:
     """Fill in provenance and tie the trail to the (canonical) release."""
     release = outcome.release
     release.provenance = {
         "privtool": __version__,
-        "plugins": registry.versions(),
+        "plugins": dict(plugins),
         "input_sha256": input_sha256,
         "seed": seed,
     }
@@ -103,10 +160,34 @@ def stamp(registry: Registry, outcome: Outcome, input_sha256: str, seed: int) ->
 def write_outcome(
     outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None
 ) -> None:
-    """Write the stamped release (and, when asked, its trail) atomically."""
-    write_text_atomic(release_path, outcome.release_text or outcome.release.dumps())
+    """Write the stamped release (and, when asked, its trail) atomically, the
+    two as a unit: both files or neither."""
+    files: list[tuple[str | os.PathLike[str], str]] = [(release_path, outcome.release_text or outcome.release.dumps())]
     if trail_path is not None:
-        write_trail(outcome.trail, trail_path)
+        files.append((trail_path, outcome.trail.dumps()))
+    write_texts_atomic(files)
+
+
+def run_chain(
+    chain: MethodChain, registry: Registry, dataset: Dataset, options: Mapping[str, Any], ctx: Context
+) -> Outcome:
+    """Run ``chain`` on ``dataset``; ``options`` are raw parameter values
+    (strings from the command line are fine)."""
+    values = resolve(chain.spec, options, chain.owner)
+    params = _pick(values, chain.anonymizer.params)
+    for slot, component in chain.stages.items():
+        params[slot] = None if component is None else Bound(component, _pick(values, component.params))
+    outcome = chain.anonymizer.anonymize(dataset, params, ctx)
+    claims = chain.anonymizer.claims(params)
+    outcome.release.claims = declare_claims(registry, chain.anonymizer, claims, outcome.release.kind)
+    recorded: dict[str, Any] = {"method": chain.method, **{slot: values[slot] for slot in chain.stages}}
+    recorded.update(_pick(values, chain.anonymizer.params))
+    for component in chain.stages.values():
+        for param in component.params if component is not None else ():
+            recorded.setdefault(param.name, values[param.name])
+    outcome.release.params = {**recorded, **outcome.release.params}
+    outcome = apply_sanitizers(registry, outcome, chain.sanitizers, values, ctx)
+    return stamp(outcome, taking_part(registry, chain.components), dataset.content_sha256(), ctx.seed)
 
 
 def run_method(
@@ -117,13 +198,6 @@ def run_method(
     ctx: Context,
     sanitizers: Sequence[str] = (),
 ) -> Outcome:
-    """Anonymize ``dataset`` with ``method`` then ``sanitizers``; ``options`` are raw
-    parameter values (strings from the command line are fine)."""
-    anonymizer, chain, spec = stage_specs(registry, method, sanitizers)
-    values = resolve(spec, options, f"method {method!r}" + (f" with {', '.join(sanitizers)}" if sanitizers else ""))
-    params = _pick(values, anonymizer.params)
-    outcome = anonymizer.anonymize(dataset, params, ctx)
-    outcome.release.claims = declare_claims(registry, anonymizer, anonymizer.claims(params), outcome.release.kind)
-    outcome.release.params = {"method": method, **params, **outcome.release.params}
-    outcome = apply_sanitizers(registry, outcome, chain, values, ctx)
-    return stamp(registry, outcome, dataset.content_sha256(), ctx.seed)
+    """Anonymize ``dataset`` with ``method`` (its stages as ``options`` name them)
+    then ``sanitizers``; ``options`` are raw parameter values."""
+    return run_chain(method_chain(registry, method, sanitizers, options), registry, dataset, options, ctx)

@@ -1,20 +1,39 @@
-"""The plugin manager and the component registry.
+"""The plugin manager and the component registry (DESIGN.md, "Hook specs and
+the registry").
 
-Built-in plugins (the modules in :data:`BUILTIN_PLUGINS`) are registered first,
-one by one and under a short name, exactly as third-party plugins are; then the
-entry points of group ``privtool`` are loaded. A name given to ``-p no:NAME``
-is blocked before anything is registered, so a disabled plugin is never imported.
+Plugins load in this order, each under its short name:
 
-:class:`Registry` collects the components every plugin returns, by kind and
-name, and refuses two components of one kind with one name.
+1. the built-ins (:data:`BUILTIN_PLUGINS`), exactly as third-party plugins are;
+2. the entry points of group ``privtool``, unless autoloading is switched off
+   with ``PRIVTOOL_DISABLE_PLUGIN_AUTOLOAD=1``;
+3. the plugins named by ``-p NAME`` (an entry point's name, or a module to
+   import), loaded even when autoloading is off.
+
+A name given to ``-p no:NAME`` is blocked before anything is imported, so a
+disabled plugin is never imported and none of its components exists anywhere;
+an essential plugin (:data:`ESSENTIAL_PLUGINS`: the dataset formats) cannot be
+disabled. Any ``privtool_*`` function of a plugin is one of its hook
+implementations, marked with ``@hookimpl`` or not, and ``check_pending`` refuses
+one that no hook spec declares (a misspelt hook), naming the plugin.
+
+Everything plugin code can do wrong while loading is a
+:class:`~privtool.errors.PluginFault` naming the plugin: an entry point that does
+not import, a hook that raises or returns anything but a list of components, a
+component that breaks its declaration contract (:mod:`privtool.contracts`), or
+two plugins registering one name. :class:`Registry` collects the components by
+kind and name and hands them out as :class:`~privtool.isolation.Guarded` views.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
-from collections.abc import Iterable
-from dataclasses import dataclass
-from importlib.metadata import entry_points
+import importlib.util
+import inspect
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Literal, overload
 
 import pluggy
@@ -34,7 +53,9 @@ from .components import (
     Verifier,
     VerticalChunker,
 )
-from .errors import PluginError
+from .contracts import check_component
+from .errors import PluginError, PluginFault, UnknownComponent
+from .isolation import Guarded, call_plugin, describe
 
 BUILTIN_PLUGINS: dict[str, str] = {
     "claim-models": "privtool.plugins.claim_models",
@@ -52,7 +73,37 @@ BUILTIN_PLUGINS: dict[str, str] = {
 }
 """Short plugin name -> module of a built-in plugin."""
 
+ESSENTIAL_PLUGINS = frozenset({"formats"})
+"""Plugins that ``-p no:NAME`` cannot disable: without them nothing can be read."""
+
 ENTRY_POINT_GROUP = hookspecs.PROJECT
+AUTOLOAD_ENV = "PRIVTOOL_DISABLE_PLUGIN_AUTOLOAD"
+HOOK_PREFIX = f"{hookspecs.PROJECT}_"
+BUILT_IN = "built-in"
+
+
+def autoload_enabled() -> bool:
+    """False when ``PRIVTOOL_DISABLE_PLUGIN_AUTOLOAD`` is set to anything but empty or 0."""
+    return os.environ.get(AUTOLOAD_ENV, "") in ("", "0")
+
+
+class PluginManager(pluggy.PluginManager):
+    """pluggy's manager, taking every ``privtool_*`` function of a plugin as a
+    hook implementation (as pytest does with ``pytest_*``), so that a misspelt
+    or unmarked hook is never silently ignored."""
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is None and name.startswith(HOOK_PREFIX) and inspect.isroutine(getattr(plugin, name, None)):
+            return {
+                "wrapper": False,
+                "hookwrapper": False,
+                "optionalhook": False,
+                "tryfirst": False,
+                "trylast": False,
+                "specname": None,
+            }
+        return opts
 
 
 @dataclass(frozen=True)
@@ -62,68 +113,150 @@ class PluginInfo:
     name: str
     version: str
     source: str
-    components: tuple[str, ...]
+    components: tuple[str, ...] = ()
 
 
-def plugin_manager(blocked: Iterable[str] = ()) -> pluggy.PluginManager:
-    """A plugin manager with the built-ins and the installed third-party plugins,
-    less the ``blocked`` plugin names."""
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+@dataclass
+class Plugins:
+    """The loaded plugin manager and, by plugin name, its version and source."""
+
+    pm: pluggy.PluginManager
+    info: dict[str, PluginInfo] = field(default_factory=dict)
+
+
+def _entry_point_label(ep: EntryPoint) -> str:
+    return f"entry point {ep.name} = {ep.value}"
+
+
+def _register(plugins: Plugins, name: str, obj: Any, version: str, source: str) -> None:
+    try:
+        plugins.pm.register(obj, name=name)
+    except pluggy.PluginValidationError as exc:  # a hook whose arguments differ from its spec
+        raise PluginFault(name, "its hooks", f"do not match the hook specs: {exc}") from exc
+    plugins.info[name] = PluginInfo(name, version, source)
+
+
+def _load_entry_point(plugins: Plugins, ep: EntryPoint) -> None:
+    obj = call_plugin(ep.name, _entry_point_label(ep), ep.load, where="on import")
+    dist = ep.dist
+    version, source = (dist.version, f"entry point ({dist.metadata['Name']})") if dist else ("unknown", "entry point")
+    _register(plugins, ep.name, obj, version, source)
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a missing parent package
+        return False
+
+
+def load_plugins(
+    blocked: Iterable[str] = (),
+    load: Iterable[str] = (),
+    extra: Mapping[str, Any] | None = None,
+    autoload: bool | None = None,
+) -> Plugins:
+    """Load the plugins (see the module docstring). ``load`` names plugins to
+    load explicitly (``-p NAME``); ``extra`` registers plugin objects directly,
+    by name (tests and :mod:`privtool.testing`), after everything else."""
+    autoload = autoload_enabled() if autoload is None else autoload
+    pm = PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
-    known = set(BUILTIN_PLUGINS) | {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    plugins = Plugins(pm)
+    eps = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    known = set(BUILTIN_PLUGINS) | set(eps) | set(load) | set(extra or {})
     for name in blocked:
+        if name in ESSENTIAL_PLUGINS:
+            raise PluginError(f"-p no:{name}: the plugin {name!r} is essential and cannot be disabled.")
         if name not in known:
             raise PluginError(f"-p no:{name} names no installed plugin (known: {', '.join(sorted(known))}).")
         pm.set_blocked(name)
     for name, module in BUILTIN_PLUGINS.items():
         if not pm.is_blocked(name):
-            pm.register(importlib.import_module(module), name=name)
+            obj = call_plugin(name, f"module {module}", importlib.import_module, module, where="on import")
+            _register(plugins, name, obj, __version__, BUILT_IN)
+    for name, ep in eps.items():
+        if (autoload or name in load) and not pm.is_blocked(name) and name not in plugins.info:
+            _load_entry_point(plugins, ep)
+    for name in load:
+        if pm.is_blocked(name) or name in plugins.info:
+            continue
+        if name in eps:
+            _load_entry_point(plugins, eps[name])
+            continue
+        if not _importable(name):
+            raise PluginError(f"-p {name}: no entry point of group {ENTRY_POINT_GROUP!r} and no module of that name.")
+        loaded = call_plugin(name, f"module {name}", importlib.import_module, name, where="on import")
+        _register(plugins, name, loaded, "unknown", f"module {name}")
+    for name, obj in (extra or {}).items():
+        if not pm.is_blocked(name):
+            _register(plugins, name, obj, "unknown", "registered by the caller")
+    check_pending(pm)
+    return plugins
+
+
+def check_pending(pm: pluggy.PluginManager) -> None:
+    """pluggy's ``check_pending``, with a message naming the plugin, the unknown
+    hook and the closest hook name."""
     try:
-        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
-    except Exception as exc:  # a broken third-party package must not crash the CLI with a traceback
-        raise PluginError(f"a plugin of entry-point group {ENTRY_POINT_GROUP!r} failed to load: {exc}.") from exc
-    return pm
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        plugin = pm.get_name(exc.plugin) or repr(exc.plugin)
+        unknown = next(
+            name
+            for name, caller in vars(pm.hook).items()
+            if not name.startswith("_")
+            and not caller.has_spec()
+            and any(impl.plugin is exc.plugin for impl in caller.get_hookimpls())
+        )
+        close = difflib.get_close_matches(unknown, hookspecs.HOOKS.values(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else f" (the hooks are {', '.join(hookspecs.HOOKS.values())})"
+        raise PluginFault(plugin, f"hook {unknown}", f"is not a privtool hook{hint}") from None
 
 
 class Registry:
     """Every component of every registered plugin, by kind and name."""
 
-    def __init__(self, pm: pluggy.PluginManager) -> None:
-        self.pm = pm
-        self._components: dict[str, dict[str, Component]] = {kind: {} for kind in KINDS}
-        self._owner: dict[tuple[str, str], str] = {}
+    def __init__(self, plugins: Plugins) -> None:
+        self.pm = plugins.pm
+        self._info = plugins.info
+        self._components: dict[str, dict[str, Guarded]] = {kind: {} for kind in KINDS}
         for kind, hook_name in hookspecs.HOOKS.items():
-            hook = getattr(pm.hook, hook_name)
-            for impl in hook.get_hookimpls():
-                plugin_name = pm.get_name(impl.plugin) or repr(impl.plugin)
-                for component in impl.function() or ():
-                    self._add(kind, component, plugin_name)
+            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+                plugin_name = self.pm.get_name(impl.plugin) or repr(impl.plugin)
+                hook = f"hook {hook_name}"
+                returned = call_plugin(plugin_name, hook, impl.function, where="")
+                if not isinstance(returned, (list, tuple)):
+                    raise PluginFault(
+                        plugin_name,
+                        hook,
+                        f"returned {type(returned).__name__}, not a list of {kind.replace('_', ' ')}s",
+                    )
+                for component in returned:
+                    self._add(kind, component, plugin_name, hook)
 
-    def _add(self, kind: str, component: Component, plugin_name: str) -> None:
-        base = KINDS[kind]
-        if not isinstance(component, base):
-            raise PluginError(
-                f"plugin {plugin_name!r} registered {component!r} as a {kind}, but it is not a {base.__name__}."
-            )
+    def _add(self, kind: str, component: Any, plugin_name: str, hook: str) -> None:
+        problem = check_component(kind, component)
+        if problem is not None:
+            raise PluginFault(plugin_name, hook, f"registered {problem}")
         name = component.name
-        if not name:
-            raise PluginError(f"plugin {plugin_name!r} registered a {kind} without a name.")
-        earlier = self._owner.get((kind, name))
+        earlier = self._components[kind].get(name)
         if earlier is not None:
-            label = kind.replace("_", " ")
-            article = "an" if label[0] in "aeiou" else "a"
-            raise PluginError(
-                f"plugins {earlier!r} and {plugin_name!r} both register {article} {label} called {name!r}."
+            raise PluginFault(
+                plugin_name,
+                describe(kind, name),
+                f"is also registered by plugin {earlier.plugin!r} (names are unique per kind)",
             )
-        self._components[kind][name] = component
-        self._owner[(kind, name)] = plugin_name
+        self._components[kind][name] = Guarded(component, plugin_name)
 
     def names(self, kind: str) -> list[str]:
         """Names of the components of ``kind``, sorted."""
         return sorted(self._components[kind])
 
     # One overload per kind, so that callers get the component base of the kind
-    # they asked for (``registry.all("attack")`` is a ``list[Attack]``).
+    # they asked for (``registry.all("attack")`` is a ``list[Attack]``). What
+    # comes back is the component's Guarded view, which reads the same
+    # attributes and calls the same methods (behind the guard).
     @overload
     def all(self, kind: Literal["partitioner"]) -> list[Partitioner]: ...
     @overload
@@ -147,7 +280,7 @@ class Registry:
     @overload
     def all(self, kind: str) -> list[Component]: ...
     def all(self, kind: str) -> list[Any]:
-        """The components of ``kind``, sorted by name."""
+        """The (guarded) components of ``kind``, sorted by name."""
         return [self._components[kind][name] for name in self.names(kind)]
 
     @overload
@@ -173,41 +306,39 @@ class Registry:
     @overload
     def get(self, kind: str, name: str) -> Component: ...
     def get(self, kind: str, name: str) -> Any:
-        """The component of ``kind`` called ``name``; a :class:`PluginError` that
-        lists the known names otherwise."""
+        """The (guarded) component of ``kind`` called ``name``; an
+        :class:`UnknownComponent` error that lists the known names otherwise."""
         try:
             return self._components[kind][name]
         except KeyError:
             known = ", ".join(self.names(kind)) or "none installed"
-            label = kind.replace("_", " ")
-            raise PluginError(f"unknown {label} {name!r} (known: {known}).") from None
+            raise UnknownComponent(f"unknown {kind.replace('_', ' ')} {name!r} (known: {known}).") from None
 
     def owner(self, kind: str, name: str) -> str:
-        return self._owner[(kind, name)]
+        return str(self._components[kind][name].plugin)
+
+    def version(self, plugin: str) -> str:
+        """The version of plugin ``plugin`` (privtool's for a built-in)."""
+        return self._info[plugin].version
 
     def plugins(self) -> list[PluginInfo]:
         """Every registered plugin with its version, source and components."""
-        dists = {id(plugin): dist for plugin, dist in self.pm.list_plugin_distinfo()}
         owned: dict[str, list[str]] = {}
-        for (kind, name), plugin_name in self._owner.items():
-            owned.setdefault(plugin_name, []).append(f"{kind.replace('_', ' ')}:{name}")
-        infos = []
-        for plugin_name, plugin in self.pm.list_name_plugin():
-            if plugin is None:
-                continue
-            dist = dists.get(id(plugin))
-            if dist is None:
-                version, source = __version__, "built-in"
-            else:
-                version, source = dist.version, f"entry point ({dist.project_name})"
-            infos.append(PluginInfo(plugin_name, version, source, tuple(sorted(owned.get(plugin_name, [])))))
-        return sorted(infos, key=lambda info: (info.source != "built-in", info.name))
-
-    def versions(self) -> dict[str, str]:
-        """Plugin name -> version, for release provenance."""
-        return {info.name: info.version for info in self.plugins()}
+        for kind, components in self._components.items():
+            for name, component in components.items():
+                owned.setdefault(component.plugin, []).append(f"{kind.replace('_', ' ')}:{name}")
+        infos = [
+            PluginInfo(info.name, info.version, info.source, tuple(sorted(owned.get(name, []))))
+            for name, info in self._info.items()
+        ]
+        return sorted(infos, key=lambda info: (info.source != BUILT_IN, info.name))
 
 
-def load_registry(blocked: Iterable[str] = ()) -> Registry:
-    """The registry of every plugin that is installed and not blocked."""
-    return Registry(plugin_manager(blocked))
+def load_registry(
+    blocked: Iterable[str] = (),
+    load: Iterable[str] = (),
+    extra: Mapping[str, Any] | None = None,
+    autoload: bool | None = None,
+) -> Registry:
+    """The registry of every plugin that is loaded and not blocked (see :func:`load_plugins`)."""
+    return Registry(load_plugins(blocked, load, extra, autoload))

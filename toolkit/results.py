@@ -10,8 +10,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 SEVERITIES = ("breach", "risk", "info")
-ORIGINAL_DATA_KEYS = ("target_record", "original_record", "original_records", "known_items")
-"""Evidence keys that hold records of the original data (never published by default)."""
+ORIGINAL_DATA_KEYS = ("target_record", "original_record", "original_records", "known_items", "sensitive_rule")
+"""Evidence keys that hold what only the private side may see: records of the
+original data, and a sensitive rule (a secret of the trail). Reports withhold
+them unless asked to include examples."""
 
 
 @dataclass

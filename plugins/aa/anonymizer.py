@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from privtool.arrays import csr_distinct
+from privtool.claims import Claim
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -26,7 +27,7 @@ from privtool.params import K, M, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
-from .apriori import ORDERS, AaResult, apriori_anonymize
+from .apriori import COSTS, ORDERS, AaResult, apriori_anonymize
 
 ORDER = Param(
     "order",
@@ -37,11 +38,27 @@ ORDER = Param(
     choices=ORDERS,
 )
 
+COST = Param(
+    "cost",
+    str,
+    "ncp",
+    "what a repair minimises: ncp (the exact increase of NCP) or leaves (the sum of the leaf counts of the "
+    "raised nodes, as the public Python AA orders candidate cuts)",
+    choices=COSTS,
+)
+
 
 class Aa(Anonymizer):
     name = "aa"
     summary = "AA: k^m-anonymity by Apriori-based global generalisation through a hierarchy (Terrovitis et al. 2008)"
-    params = (K, M, HIERARCHY, HIERARCHY_FORMAT, ORDER)
+    params = (K, M, HIERARCHY, HIERARCHY_FORMAT, ORDER, COST)
+
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """k^m-anonymity of the published records, against an adversary who
+        knows up to m items of a person and the release (not the algorithm: a
+        global cut chosen by a deterministic greedy can tell an algorithm-aware
+        adversary more, so that is not claimed)."""
+        return [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
         k, m = params["k"], params["m"]
@@ -54,7 +71,7 @@ class Aa(Anonymizer):
                 "no k^m-anonymous release exists."
             )
         with ctx.stage(f"{self.name}: apriori generalisation (levels 1..{m})", None):
-            result = apriori_anonymize(hier, dataset.indptr, occ_leaf, k, m, params["order"])
+            result = apriori_anonymize(hier, dataset.indptr, occ_leaf, k, m, params["order"], params["cost"])
         published = result.gen[occ_leaf]
         indptr, nodes = csr_distinct(dataset.indptr, published)
         _check_km(indptr, nodes, k, m, hier.n_nodes)
@@ -79,6 +96,8 @@ def _outcome(
     indptr: np.ndarray,
     nodes: np.ndarray,
 ) -> Outcome:
+    """The release (every record as its published labels) and the trail (each
+    input record's group of identical published records, see the module docstring)."""
     rank = hier.label_rank
     order = np.lexsort((rank[nodes], np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))))
     ranks = rank[nodes][order].tolist()
@@ -90,7 +109,7 @@ def _outcome(
     group_id = {form: f"g{i}" for i, form in enumerate(distinct)}
     group_labels = {group_id[form]: [label_of_rank[r] for r in form] for form in distinct}
     cluster_of_record: list[str | None] = [group_id[form] for form in forms]
-    records = [group_labels[g] for g in cluster_of_record if g is not None]
+    records = [group_labels[group_id[form]] for form in forms]
     ncp_value = float(hier.ncp[published].mean()) if len(published) else 0.0
     cut = np.unique(published)
     release = Release(
@@ -104,7 +123,7 @@ def _outcome(
             "item_occurrences_in": dataset.n_occurrences,
             "item_occurrences_published": len(nodes),
             "published_nodes": len(cut),
-            "generalised_items": int((~hier.is_leaf[cut]).sum()),
+            "published_internal_nodes": int((~hier.is_leaf[cut]).sum()),
             "ncp": ncp_value,
             "ncp_percent": 100.0 * ncp_value,
         },

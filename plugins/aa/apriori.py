@@ -17,7 +17,8 @@ AA starts from the cut of the leaves and, for i = 1..m (the Apriori order):
    for each that is still violated under the cut as it stands then, raises the
    cut to the cheapest generalisation of that itemset that reaches support k
    (the step of the paper's DA): every way to replace its nodes by
-   ancestors-or-self, cost = the exact increase of the dataset's NCP numerator,
+   ancestors-or-self, cost = the exact increase of the dataset's NCP numerator
+   (or, with ``cost="leaves"``, the public Python AA's sum of leaf counts),
    support = records holding an item under each of the chosen nodes.
 
 The support of a set of disjoint nodes does not depend on the rest of the cut,
@@ -52,6 +53,13 @@ _FIRST_WINDOW, _LAST_WINDOW = 64, 1 << 16
 repair (the rows after it must be re-read under the new cut) and doubles while
 none of its rows needs a repair."""
 
+COSTS = ("ncp", "leaves")
+"""What a repair minimises: ``ncp``, the exact increase of the dataset's NCP
+numerator (original occurrences x leaves of their published node), or
+``leaves``, the sum of the leaf counts of the nodes the itemset is raised to
+(the order of candidate cuts in the public Python AA, which ignores how many
+occurrences a node stands for)."""
+
 ORDERS = ("itemset", "support")
 """Order in which the violations of a level are repaired: itemset order (node
 ids, i.e. preorder, lexicographically) or ascending support (the rarest first,
@@ -85,12 +93,13 @@ def node_bitsets(hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray) -> n
 
 
 class _Cut:
-    """The current cut and what repairing a violation needs: the NCP numerator
-    (``occurrences x leaves``, an integer, 0 for a one-leaf node) and the
-    per-node record bitsets."""
+    """The current cut and what repairing a violation needs: the cost rule
+    (:data:`COSTS`; for ``ncp`` the NCP numerator ``occurrences x leaves``, an
+    integer, 0 for a one-leaf node) and the per-node record bitsets."""
 
-    def __init__(self, hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray) -> None:
+    def __init__(self, hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, cost: str = "ncp") -> None:
         self.hier = hier
+        self.cost = cost
         self.gen = np.arange(hier.n_nodes, dtype=np.int64)
         self.occ = np.bincount(occ_leaf, minlength=hier.n_nodes).astype(np.int64)  # per leaf
         cum = np.r_[0, np.cumsum(self.occ)]
@@ -128,7 +137,10 @@ class _Cut:
             a, b = cand[:, j], cand[:, col]
             inside = (a <= b) & (b <= hier.last[a])
             keep[:, col] &= ~(inside & ((a != b) | (j < col)))
-        raise_cost = self.occ_under * self.weight - self.loss_under
+        if self.cost == "leaves":
+            raise_cost = hier.leaf_count
+        else:
+            raise_cost = self.occ_under * self.weight - self.loss_under
         cost = (raise_cost[cand] * keep).sum(axis=1)
         order = np.lexsort((np.arange(n_cand), cost))
         for start in range(0, n_cand, 64):
@@ -197,12 +209,18 @@ def _repair_in_order(cut: _Cut, violations: np.ndarray, k: int) -> int:
 
 
 def apriori_anonymize(
-    hier: Hierarchy, indptr: np.ndarray, occ_leaf: np.ndarray, k: int, m: int, order: str = "itemset"
+    hier: Hierarchy,
+    indptr: np.ndarray,
+    occ_leaf: np.ndarray,
+    k: int,
+    m: int,
+    order: str = "itemset",
+    cost: str = "ncp",
 ) -> AaResult:
     """The AA cut of the records (CSR ``indptr`` over occurrences whose leaves
     are ``occ_leaf``) for k^m-anonymity; see the module docstring. The caller
     makes sure at least k records are non-empty (the root then always reaches k)."""
-    cut = _Cut(hier, indptr, occ_leaf)
+    cut = _Cut(hier, indptr, occ_leaf, cost)
     result = AaResult(cut.gen)
     for size in range(1, m + 1):
         found = applied = passes = 0

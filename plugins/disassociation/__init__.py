@@ -7,21 +7,32 @@ Registers, as a plugin like any other:
   (:mod:`.horpart`);
 * the vertical chunker ``verpart`` (:mod:`.verpart`);
 * the refiner ``refine`` (:mod:`.refine`);
-* the anonymizer ``disassociation`` (partitioner -> VERPART per cluster through
-  the context's executor -> optional REFINE -> release, :mod:`.publish`);
+* the anonymizer ``disassociation``: a chain of registered stages, each chosen
+  by name (``--partitioner``, ``--chunker``, ``--refiner NAME|none``), the
+  built-in ones above by default: partitioner -> chunker per cluster through the
+  context's executor (:func:`privtool.chain.chunk_clusters`) -> optional refiner
+  -> release (:mod:`.publish`). A third-party partitioner, chunker or refiner
+  takes part exactly as the built-ins do;
 * the metric ``tlost`` (:mod:`.tlost`).
 """
 
 from __future__ import annotations
 
-import itertools
-from functools import partial
 from typing import Any
 
-import numpy as np
-
+from privtool.chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, chunk_clusters
 from privtool.claims import Claim
-from privtool.components import Anonymizer, Metric, Outcome, Partitioner, Partitioning, Refiner, VerticalChunker
+from privtool.components import (
+    Anonymizer,
+    Bound,
+    Metric,
+    Outcome,
+    Partitioner,
+    Partitioning,
+    Refiner,
+    Stage,
+    VerticalChunker,
+)
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.errors import ParameterError
@@ -29,8 +40,7 @@ from privtool.hookspecs import hookimpl
 from privtool.params import K, M, Param
 from privtool.release import Release
 
-from .horpart import STRATEGIES, occurrences, partition
-from .model import ChunkedCluster, Disassociation, JointPlan
+from .horpart import STRATEGIES, partition
 from .publish import build_outcome
 from .refine import refine
 from .tlost import release_k, tlost
@@ -39,10 +49,6 @@ from .verpart import verpart, verpart_batch
 MAX_CLUSTER_SIZE = Param(
     "max_cluster_size", int, 30, "HORPART splits a group of records until it has at most this many.", min=2
 )
-PARTITIONER = Param(
-    "partitioner", str, "adding", "Horizontal partitioner: what happens to parts smaller than k.", choices=STRATEGIES
-)
-REFINE = Param("refine", bool, True, "Join clusters into joint clusters with shared chunks (REFINE).")
 
 _SUMMARIES = {
     "horpart": (
@@ -86,6 +92,11 @@ class VerPart(VerticalChunker):
         """The chunks of ``cluster`` (all its records form one cluster)."""
         return verpart(cluster.sizes, cluster.items, params["k"], params["m"])
 
+    def chunk_batch(self, batch: ClusterBatch, params: dict[str, Any], ctx: Context) -> list[ChunkedCluster]:
+        """VERPART of every cluster of ``batch`` at once (supports and bitsets
+        computed together, :func:`.verpart.cluster_terms`)."""
+        return verpart_batch((batch.cluster_sizes, batch.record_sizes, batch.items), params["k"], params["m"])
+
 
 class Refine(Refiner):
     name = "refine"
@@ -100,8 +111,24 @@ class Refine(Refiner):
 
 class Disassociate(Anonymizer):
     name = "disassociation"
-    summary = "disassociation: HORPART (+ strategy), VERPART, REFINE; k^m-anonymous record and shared chunks"
-    params = (PARTITIONER, K, M, MAX_CLUSTER_SIZE, REFINE)
+    summary = (
+        "disassociation: partitioner (HORPART + strategy), vertical chunker (VERPART), refiner (REFINE); "
+        "k^m-anonymous record and shared chunks"
+    )
+    stages = (
+        Stage("partitioner", "partitioner", "adding", "Horizontal partitioner: splits the records into clusters."),
+        Stage(
+            "chunker", "vertical_chunker", "verpart", "Vertical chunker: record chunks and a term chunk per cluster."
+        ),
+        Stage(
+            "refiner",
+            "refiner",
+            "refine",
+            "Refiner: joint clusters with shared chunks (none: publish the clusters as chunked).",
+            optional=True,
+        ),
+    )
+    params = (K, M)
 
     def claims(self, params: dict[str, Any]) -> list[Claim]:
         """k^m-anonymity at the method's k and m (every record chunk and shared
@@ -109,54 +136,17 @@ class Disassociate(Anonymizer):
         return [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]
 
     def anonymize(self, dataset: Dataset, params: dict[str, Any], ctx: Context) -> Outcome:
-        k, m = params["k"], params["m"]
-        partitioning = StrategyPartitioner(params["partitioner"]).partition(dataset, params, ctx)
-        clusters = partitioning.clusters
-        units = cluster_batches(dataset, clusters)
-        batches = ctx.map(partial(verpart_batch, k=k, m=m), units, "vertical partitioning")
-        chunks = [chunked for batch in batches for chunked in batch]
-        dis = Disassociation(dataset, clusters, partitioning.suppressed, chunks)
-        if params["refine"]:
-            dis.joints = Refine().refine(dis, {"k": k, "m": m}, ctx)
+        partitioner: Bound = params["partitioner"]
+        chunker: Bound = params["chunker"]
+        refiner: Bound | None = params["refiner"]
+        partitioning = partitioner.component.partition(dataset, partitioner.params, ctx)
+        chunks = chunk_clusters(dataset, partitioning.clusters, chunker, ctx)
+        dis = Disassociation(dataset, partitioning.clusters, partitioning.suppressed, chunks)
+        if refiner is not None:
+            dis.joints = refiner.component.refine(dis, refiner.params, ctx)
         outcome = build_outcome(dataset, dis, {})
         outcome.trail.notes.update(partitioning.notes)
         return outcome
-
-
-UNIT_OCCURRENCES = 250_000
-"""Item occurrences per unit of VERPART work: a unit is a run of consecutive
-clusters, so that small inputs make fewer than two units per worker and run in
-the calling process (starting a pool costs more than VERPART on them), while
-large ones spread over the workers."""
-
-
-def cluster_batches(dataset: Dataset, clusters: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The clusters as VERPART units ``(cluster_sizes, record_sizes, items)``
-    (see :func:`.verpart.cluster_terms`) of about :data:`UNIT_OCCURRENCES` each."""
-    if not clusters:
-        return []
-    cluster_sizes = np.array([len(rows) for rows in clusters], dtype=np.int64)
-    order = np.concatenate(clusters)
-    record_sizes = dataset.sizes[order]
-    items, _ = occurrences(dataset, order)
-    cluster_occ = np.add.reduceat(record_sizes, np.r_[0, np.cumsum(cluster_sizes)[:-1]])
-    ends = np.cumsum(cluster_occ)
-    cuts = np.unique(np.searchsorted(ends, np.arange(UNIT_OCCURRENCES, ends[-1], UNIT_OCCURRENCES), side="right"))
-    cluster_cuts = [0, *cuts.tolist(), len(clusters)]
-    record_cuts = np.r_[0, np.cumsum(cluster_sizes)]
-    occ_cuts = np.r_[0, ends]
-    units = []
-    for a, b in itertools.pairwise(cluster_cuts):
-        if a == b:
-            continue
-        units.append(
-            (
-                cluster_sizes[a:b],
-                record_sizes[record_cuts[a] : record_cuts[b]],
-                items[occ_cuts[a] : occ_cuts[b]],
-            )
-        )
-    return units
 
 
 class TLost(Metric):

@@ -1,4 +1,4 @@
-"""Turn a :class:`~.model.Disassociation` into the published release and its trail.
+"""Turn a :class:`~privtool.chain.Disassociation` into the published release and its trail.
 
 Release layout (docs/design.md, "Release format"): cluster ``c<i>`` for the i-th
 cluster, joint cluster ``j<n>`` for the n-th joint plan, whose ``members`` list
@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from privtool.chain import Disassociation
 from privtool.components import Outcome
 from privtool.dataset import Dataset
 from privtool.release import Cluster, JointCluster, Release
 from privtool.trail import Trail
 
 from .horpart import occurrences
-from .model import Disassociation
 
 
 def simple_members(dis: Disassociation, plan_index: int) -> list[int]:

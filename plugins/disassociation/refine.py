@@ -30,10 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
 from .horpart import occurrences
-from .model import ChunkedCluster, JointPlan
 from .verpart import cluster_terms, greedy_chunks
 
 

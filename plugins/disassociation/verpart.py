@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import ChunkedCluster
+from privtool.chain import ChunkedCluster
 
 
 @dataclass

@@ -23,7 +23,7 @@ import numpy as np
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import InputError
+from privtool.errors import InputError, MissingEvidence
 from privtool.hierarchy import Hierarchy
 from privtool.release import Release
 from privtool.trail import Trail
@@ -44,7 +44,7 @@ def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
     (``notes["groups"]``); an occurrence no published node covers is an error."""
     groups = trail.notes.get("groups")
     if groups is None or len(trail.cluster_of_record) != original.n_records:
-        raise InputError("the trail does not map every input record to a published record (no notes.groups)")
+        raise MissingEvidence("the trail does not map every input record to a published record (no notes.groups)")
     names = sorted(groups)
     gid = {name: i for i, name in enumerate(names)}
     set_ids = np.array([gid[name] for name in names for _ in groups[name]], dtype=np.int64)

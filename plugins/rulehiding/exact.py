@@ -199,7 +199,6 @@ class Exact(RuleHidingSanitizer):
             "removal_optimal": status == cp_model.OPTIMAL,
             "removals": round(solver.objective_value),
             "removal_bound": round(solver.best_objective_bound),
-            "removal_seconds": round(solver.wall_time, 3),
         }
         keep_values = {key: solver.value(var) for key, var in m.keep.items()}
         if params["second_objective"]:
@@ -249,5 +248,4 @@ class Exact(RuleHidingSanitizer):
             return keep_values
         notes["lost_optimal"] = status2 == cp_model.OPTIMAL
         notes["lost_rules"] = round(second.objective_value)
-        notes["lost_seconds"] = round(second.wall_time, 3)
         return {key: second.value(var) for key, var in m.keep.items()}

@@ -180,22 +180,29 @@ class Audit:
 
 
 def reproduce_command(release: Release, release_path: str) -> str:
-    """The ``privtool`` command that makes this release again from its input."""
+    """The ``privtool`` command that makes this release again from its input
+    (``hide`` for a rule-hiding release, whose rules stay a placeholder: they
+    are a secret of the trail)."""
     params = dict(release.params)
     method = params.pop("method", None)
     if method is None:
         return ""
-    sanitizers = params.pop("sanitizers", [])
-    args = ["privtool", "anonymize", "INPUT", "--method", str(method)]
-    for name in sanitizers:
-        args += ["--sanitizer", str(name)]
+    if method == "rule-hiding":
+        params.pop("min_support_relative", None)
+        args = ["privtool", "hide", "INPUT", "--rules", "RULES", "--sanitizer", str(params.pop("sanitizer", ""))]
+        args += ["-o", "SANITIZED", "--release", release_path]
+    else:
+        args = ["privtool", "anonymize", "INPUT", "--method", str(method)]
+        for name in params.pop("sanitizers", []):
+            args += ["--sanitizer", str(name)]
+        args += ["-o", release_path]
     for name, value in params.items():
         option = "--" + name.replace("_", "-")
         if isinstance(value, bool):
             args.append(option if value else "--no-" + option[2:])
         elif isinstance(value, (int, float, str)):
             args += [option, str(value)]
-    args += ["--seed", str(release.provenance.get("seed", 0)), "-o", release_path]
+    args += ["--seed", str(release.provenance.get("seed", 0))]
     return shlex.join(args)
 
 
@@ -219,10 +226,14 @@ def build_audit(
     ctx: Context,
     include_examples: bool = False,
     attacks: Sequence[str] = (),
+    metrics: Sequence[str] = (),
 ) -> Audit:
-    """Verify, attack and measure ``release``; see the module docstring."""
+    """Verify, attack and measure ``release`` (``attacks``, ``metrics``: only
+    these, each must apply; default every one that applies); see the module docstring."""
     evidence = Evidence(evidence.original, evidence.trail, {**evidence.extra, "release_sha256": release_sha256})
-    result = assess(registry, release, evidence, ctx, AUDIT, options=options, attacks=attacks)
+    result = assess(
+        registry, release, evidence, ctx, AUDIT, options=options, attacks=attacks, metrics=list(metrics) or None
+    )
     return Audit(
         release_path=release_path,
         assessment=result,

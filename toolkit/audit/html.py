@@ -57,7 +57,7 @@ def _criteria(audit: Audit) -> list[str]:
         )
         for adversary in ADVERSARY_TITLES:
             c = by_key[(criterion, adversary)]
-            parts.append(f"<td>{_status(c.status)} {escape(criterion_cell(c.status, c.claims, c.exposure))}</td>")
+            parts.append(f"<td>{_status(c.status)} {escape(criterion_cell(audit, c))}</td>")
         parts.append("</tr>")
     parts.append("</table>")
     return parts

@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..assess import CriterionResult
 from ..assessment_tables import attack_headline, claim_evidence, print_integrity, print_structure, redact, styled
 from ..evidence_text import evidence_text
 from ..results import Finding
@@ -41,10 +42,15 @@ def metric_rows(audit: Audit) -> list[tuple[str, str]]:
     ]
 
 
-def criterion_cell(status: str, claims: list[str], exposure: list[str]) -> str:
-    """The text of one criterion cell, after its status."""
-    parts = [f"claims: {', '.join(claims)}" if claims else "no claim addresses it"]
-    parts += [f"measured: {e}" for e in exposure]
+def criterion_cell(audit: Audit, criterion: CriterionResult) -> str:
+    """The text of one criterion cell, after its status: the claims that
+    address it (or what the release claims instead) and the measured exposure."""
+    if criterion.claims:
+        parts = [f"claims: {', '.join(criterion.claims)}"]
+    else:
+        stated = ", ".join(sorted({c.claim.model for c in audit.assessment.claims})) or "nothing"
+        parts = [f"no claim addresses it (the release claims {stated})"]
+    parts += [f"measured: {e}" for e in criterion.exposure]
     return "; ".join(parts)
 
 
@@ -73,7 +79,7 @@ def render_terminal(audit: Audit, console: Console) -> None:
         cells = []
         for adversary in ADVERSARY_TITLES:
             c = by_key[(criterion, adversary)]
-            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(c.status, c.claims, c.exposure)))
+            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(audit, c)))
         table.add_row(title, *cells)
     console.print(table)
     if result.claims:
@@ -93,12 +99,14 @@ def render_terminal(audit: Audit, console: Console) -> None:
         console.print(Text(f"Lost: {loss.sentence}"))
     rows = metric_rows(audit)
     if rows:
-        table = Table(title="Utility metrics", caption=" ".join(audit.metric_notes.values()) or None)
+        table = Table(title="Utility metrics")
         table.add_column("metric")
         table.add_column("value", justify="right")
         for name, value in rows:
             table.add_row(Text(name), value)
         console.print(table)
+        for name, note in audit.metric_notes.items():
+            console.print(Text(f"{name}: {note}"))
     for run in result.attacks:
         console.print(Text(f"attack {attack_headline(run)}", style="bold"))
         if run.exposure:
@@ -162,9 +170,7 @@ def render_markdown(audit: Audit) -> str:
     for criterion, title in CRITERION_TITLES.items():
         cells = [by_key[(criterion, a)] for a in adversaries]
         lines.append(
-            f"| {title} | "
-            + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(c.status, c.claims, c.exposure))}" for c in cells)
-            + " |"
+            f"| {title} | " + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(audit, c))}" for c in cells) + " |"
         )
     lines += ["", *(f"- {CRITERION_TITLES[c]}: _{q}_" for c, q in CRITERION_QUESTIONS.items()), ""]
     if result.structure:

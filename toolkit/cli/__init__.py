@@ -10,13 +10,15 @@ module, listed in :data:`COMMAND_MODULES`.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import traceback
 
 import click
 
 from .. import __version__
-from ..errors import EXIT_USAGE, UserError
-from .common import AppState
+from ..errors import EXIT_INTERNAL, EXIT_USAGE, PluginFault, UserError
+from .common import TRACEBACK_ENV, AppState
 
 COMMAND_MODULES = (
     "plugins",
@@ -43,18 +45,27 @@ COMMAND_MODULES = (
     "-p",
     "plugin_flags",
     multiple=True,
-    metavar="no:NAME",
-    help="Disable the plugin NAME (repeatable), as in pytest.",
+    metavar="[no:]NAME",
+    help="Disable the plugin NAME with no:NAME, or load NAME (an entry point or a module) even when "
+    "PRIVTOOL_DISABLE_PLUGIN_AUTOLOAD=1 (repeatable), as in pytest.",
+)
+@click.option(
+    "--traceback",
+    "show_traceback",
+    is_flag=True,
+    help=f"Print the traceback of an internal or plugin error (or set {TRACEBACK_ENV}=1).",
 )
 @click.pass_context
-def cli(ctx: click.Context, plugin_flags: tuple[str, ...]) -> None:
+def cli(ctx: click.Context, plugin_flags: tuple[str, ...], show_traceback: bool) -> None:
     """Publish transactional data without letting anyone single out a person, and prove it."""
-    blocked = []
+    blocked: list[str] = []
+    load: list[str] = []
     for flag in plugin_flags:
-        if not flag.startswith("no:") or len(flag) == 3:
-            raise click.BadParameter(f"expected no:NAME, got {flag!r}", param_hint="-p")
-        blocked.append(flag[3:])
-    ctx.obj = AppState(blocked=tuple(blocked))
+        name = flag[3:] if flag.startswith("no:") else flag
+        if not name or name.startswith("no:"):
+            raise click.BadParameter(f"expected NAME or no:NAME, got {flag!r}", param_hint="-p")
+        (blocked if flag.startswith("no:") else load).append(name)
+    ctx.obj = AppState(blocked=tuple(blocked), load=tuple(load), traceback=show_traceback)
 
 
 for _module in COMMAND_MODULES:
@@ -66,13 +77,45 @@ def _one_line(message: str) -> str:
     return " ".join(message.split())
 
 
+def _wants_traceback(argv: list[str]) -> bool:
+    """``--traceback`` among the global options (before the command) or the environment variable."""
+    if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
+        return True
+    command = next((i for i, word in enumerate(argv) if word in cli.commands), len(argv))
+    return "--traceback" in argv[:command]
+
+
+def _internal_error(exc: BaseException, argv: list[str]) -> int:
+    """Report a plugin fault or an internal error in one sentence (exit 3), with
+    the traceback when asked for."""
+    if isinstance(exc, PluginFault):
+        message, details = exc.message, exc.details
+    else:
+        text = " ".join(str(exc).split())
+        message = f"internal error: {type(exc).__name__}" + (f": {text}" if text else "") + "."
+        details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if _wants_traceback(argv):
+        click.echo(
+            details or "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), err=True, nl=False
+        )
+        hint = ""
+    else:
+        hint = f" (run with --traceback or {TRACEBACK_ENV}=1 for the traceback)"
+    click.echo(f"privtool: error: {_one_line(message)}{hint}", err=True)
+    return EXIT_INTERNAL
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; return the exit code (0 ok, 1 guarantee failed, 2 bad input)."""
+    """Run the CLI; return the exit code (0 ok, 1 guarantee failed or assessment
+    incomplete, 2 bad input, 3 internal or plugin error)."""
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        result = cli.main(args=argv, prog_name="privtool", standalone_mode=False)
+        result = cli.main(args=args, prog_name="privtool", standalone_mode=False)
     except UserError as exc:
         click.echo(f"privtool: error: {_one_line(exc.message)}", err=True)
         return exc.exit_code
+    except PluginFault as exc:
+        return _internal_error(exc, args)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
         return EXIT_USAGE
@@ -87,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     except (click.Abort, KeyboardInterrupt):
         click.echo("privtool: interrupted.", err=True)
         return 130
+    except Exception as exc:  # the last line of the error contract: never a bare traceback, never exit 1
+        return _internal_error(exc, args)
     return int(result or 0)
 
 

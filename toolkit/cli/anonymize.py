@@ -1,8 +1,10 @@
 """``privtool anonymize DATA --method NAME -o RELEASE.json``: run any registered method.
 
-Options of the method and of each ``--sanitizer`` are taken from the free
-arguments (``--k 5 --max-cluster-size 30``), from ``--config FILE.toml``, and
-from their defaults, in that order of precedence.
+A chained method's stages are chosen by name among the registered components
+of their kind (``--partitioner balanced --refiner none`` for disassociation).
+Options of the method, of its chosen stages and of each ``--sanitizer`` are
+taken from the free arguments (``--k 5 --max-cluster-size 30``), from
+``--config FILE.toml``, and from their defaults, in that order of precedence.
 """
 
 from __future__ import annotations
@@ -11,17 +13,33 @@ import click
 
 from ..errors import ParameterError
 from ..io import read_dataset
-from ..pipeline import run_method, stage_specs, write_outcome
+from ..pipeline import method_chain, run_chain, stage_param, write_outcome
+from ..registry import Registry
 from .common import (
     RunSettings,
     app,
     describe_params,
     load_config,
     options_and_format_options,
+    peek_options,
     run_options,
     running,
     stderr_console,
 )
+
+LISTED_KINDS = ("anonymizer", "partitioner", "vertical_chunker", "refiner", "sanitizer")
+"""What ``--list`` shows: the methods, every component a method's stage can use, the sanitizers."""
+
+
+def list_components(registry: Registry) -> None:
+    """Every method with its stages and options, then every stage component and sanitizer."""
+    for kind in LISTED_KINDS:
+        for component in registry.all(kind):
+            click.echo(f"{kind.replace('_', ' ')} {component.name}: {component.summary}")
+            stages = [stage_param(registry, stage) for stage in getattr(component, "stages", ())]
+            if stages:
+                click.echo(describe_params(stages))
+            click.echo(describe_params(component.params))
 
 
 @click.command(
@@ -42,7 +60,12 @@ from .common import (
 @click.option(
     "--config", default=None, metavar="FILE.toml", help="Parameters from a TOML file (command-line options win)."
 )
-@click.option("--list", "list_methods", is_flag=True, help="List the methods and sanitizers with their options.")
+@click.option(
+    "--list",
+    "list_methods",
+    is_flag=True,
+    help="List the methods, the components their stages can use and the sanitizers, with their options.",
+)
 @run_options
 @click.pass_context
 def command(
@@ -60,10 +83,7 @@ def command(
     """Anonymize DATA with a method (and optional sanitizers) into a release."""
     registry = app(ctx).registry
     if list_methods:
-        for kind in ("anonymizer", "sanitizer"):
-            for component in registry.all(kind):
-                click.echo(f"{kind} {component.name}: {component.summary}")
-                click.echo(describe_params(component.params))
+        list_components(registry)
         return 0
     settings = load_config(config)
     method = method or settings.pop("method", None)
@@ -78,12 +98,13 @@ def command(
         raise ParameterError("anonymize needs --method (see privtool anonymize --list).")
     if output is None:
         raise ParameterError("anonymize needs -o RELEASE.json.")
-    _, _, spec = stage_specs(registry, method, sanitizers)
-    given, read_options = options_and_format_options(registry, data, fmt, ctx.args, spec, f"method {method!r}")
+    stages = [stage.name for stage in registry.get("anonymizer", method).stages]
+    chain = method_chain(registry, method, sanitizers, {**settings, **peek_options(ctx.args, stages)})
+    given, read_options = options_and_format_options(registry, data, fmt, ctx.args, chain.spec, chain.owner)
     options = {**settings, **given}
     dataset = read_dataset(registry, data, fmt, read_options)
     with running(run) as run_ctx:
-        outcome = run_method(registry, dataset, method, options, run_ctx, sanitizers)
+        outcome = run_chain(chain, registry, dataset, options, run_ctx)
     write_outcome(outcome, output, trail)
     if not run.quiet:
         stats = outcome.release.stats

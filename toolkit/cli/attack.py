@@ -23,6 +23,7 @@ from .common import (
     echo_json,
     load_evidence,
     options_and_format_options,
+    report_failures,
     run_options,
     running,
     stdout_console,
@@ -91,4 +92,5 @@ def command(
         for attack_run in result.attacks:
             print_attack(console, attack_run, max_rows)
         print_verdict(console, result)
+    report_failures(ctx, result.failures)
     return result.exit_code

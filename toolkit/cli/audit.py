@@ -24,6 +24,7 @@ from .common import (
     app,
     load_evidence,
     options_and_format_options,
+    report_failures,
     run_options,
     running,
     stderr_console,
@@ -63,6 +64,9 @@ RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
     help="Include original records in the evidence (never do this for a report you publish).",
 )
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
+@click.option(
+    "--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: all that apply)."
+)
 @run_options
 @click.pass_context
 def command(
@@ -75,6 +79,7 @@ def command(
     output: str | None,
     include_examples: bool,
     attacks: tuple[str, ...],
+    metrics: tuple[str, ...],
     run: RunSettings,
 ) -> int:
     """Verify, attack and measure RELEASE, and write a compliance report."""
@@ -85,7 +90,7 @@ def command(
     components = [
         *select(registry, "verifier", release, ()),
         *select(registry, "attack", release, attacks),
-        *select(registry, "metric", release, ()),
+        *select(registry, "metric", release, metrics),
     ]
     spec = merge_specs(c.params for c in components)
     options, read_options = options_and_format_options(registry, original, data_format, ctx.args, spec, "audit")
@@ -101,6 +106,7 @@ def command(
             run_ctx,
             include_examples,
             attacks,
+            metrics,
         )
     if report_format == "terminal" or output is None:  # only the terminal report goes without -o
         render_terminal(audit, stdout_console())
@@ -108,4 +114,5 @@ def command(
         write_text_atomic(output, RENDERERS[report_format](audit))
         if not run.quiet:
             stderr_console().print(f"Verdict: {audit.verdict}. Report written to {output}", markup=False)
+    report_failures(ctx, audit.assessment.failures)
     return audit.assessment.exit_code

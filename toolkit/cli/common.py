@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import os
 import sys
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
@@ -18,13 +19,14 @@ from typing import Any
 import click
 from rich.console import Console
 
+from ..assess import ComponentFailure
 from ..components import Evidence
 from ..context import Context
 from ..dataset import Dataset
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, make_executor
 from ..io import choose_format, read_dataset
-from ..params import Param
+from ..params import Param, unknown_option
 from ..progress import RichProgress
 from ..registry import Registry, load_registry
 from ..trail import read_trail
@@ -35,17 +37,39 @@ class AppState:
     """Global options, and the registry loaded on first use."""
 
     blocked: tuple[str, ...] = ()
+    load: tuple[str, ...] = ()
+    traceback: bool = False
     _registry: Registry | None = field(default=None, repr=False)
 
     @property
     def registry(self) -> Registry:
         if self._registry is None:
-            self._registry = load_registry(self.blocked)
+            self._registry = load_registry(self.blocked, self.load)
         return self._registry
 
 
 def app(ctx: click.Context) -> AppState:
     return ctx.find_object(AppState) or AppState()
+
+
+TRACEBACK_ENV = "PRIVTOOL_TRACEBACK"
+
+
+def wants_traceback(ctx: click.Context | None = None) -> bool:
+    """``--traceback`` (a global option) or ``PRIVTOOL_TRACEBACK`` set to anything but empty or 0."""
+    return os.environ.get(TRACEBACK_ENV, "") not in ("", "0") or (ctx is not None and app(ctx).traceback)
+
+
+def report_failures(ctx: click.Context, failures: Sequence[ComponentFailure]) -> None:
+    """One line on stderr per component that failed during a run whose other
+    results were reported (the command then exits 3), each traceback first when
+    asked for."""
+    shown = wants_traceback(ctx)
+    hint = "" if shown else f" (run with --traceback or {TRACEBACK_ENV}=1 for the traceback)"
+    for failure in failures:
+        if shown and failure.traceback:
+            click.echo(failure.traceback, err=True, nl=False)
+        click.echo(f"privtool: error: {' '.join(failure.sentence.split())}{hint}", err=True)
 
 
 def stdout_console() -> Console:
@@ -136,7 +160,7 @@ def load_config(path: str | None) -> dict[str, Any]:
 
 
 def parse_component_options(args: Sequence[str], spec: Sequence[Param], owner: str) -> dict[str, Any]:
-    """Turn free arguments such as ``--k 5 --max-cluster-size=30 --no-refine``
+    """Turn free arguments such as ``--k 5 --max-cluster-size=30 --no-second-objective``
     into raw values for ``spec``. Unknown options and stray words are errors."""
     by_option = {p.option: p for p in spec}
     negated = {"--no-" + p.option[2:]: p for p in spec if p.type is bool}
@@ -152,8 +176,7 @@ def parse_component_options(args: Sequence[str], spec: Sequence[Param], owner: s
         param = by_option.get(name)
         if param is None:
             if word.startswith("-"):
-                known = ", ".join(sorted(by_option)) or "none"
-                raise ParameterError(f"{owner} has no option {name} (its options: {known}).")
+                raise unknown_option(owner, name, spec)
             raise ParameterError(f"unexpected argument {word!r}.")
         if eq:
             values[param.name] = inline
@@ -166,6 +189,22 @@ def parse_component_options(args: Sequence[str], spec: Sequence[Param], owner: s
                 raise ParameterError(f"{param.option} needs a value.")
             values[param.name] = args[i + 1]
             i += 2
+    return values
+
+
+def peek_options(args: Sequence[str], names: Sequence[str]) -> dict[str, str]:
+    """The values of the options ``names`` among free arguments (``--partitioner X``
+    or ``--partitioner=X``), before the rest can be parsed: which stage a method
+    uses decides which other options it accepts."""
+    wanted = {"--" + name.replace("_", "-"): name for name in names}
+    values: dict[str, str] = {}
+    for i, word in enumerate(args):
+        option, eq, inline = word.partition("=")
+        if option in wanted:
+            if eq:
+                values[wanted[option]] = inline
+            elif i + 1 < len(args):
+                values[wanted[option]] = args[i + 1]
     return values
 
 

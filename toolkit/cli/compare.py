@@ -20,7 +20,7 @@ from ..compare.runner import grid, load_cell, run_cell
 from ..compare.spec import parse_spec
 from ..context import Context, SeedSplitter, SilentProgress
 from ..dataset import Dataset
-from ..errors import ParameterError
+from ..errors import EXIT_INTERNAL, ParameterError
 from ..executors import make_executor
 from .common import FORMAT_ARGS, FORMAT_EPILOG, RunSettings, app, read_data_argument, run_options, stderr_console
 
@@ -184,7 +184,7 @@ def command(
                 if row is None:
                     run_ctx = Context(seed=cell.seed, executor=run_executor, progress=SilentProgress())
                     row = run_cell(registry, dataset, cell, out_dir, run_ctx, verify=not no_verify, metrics=metrics)
-                    entry["status"] = "no solution" if row.get("error") else "done"
+                    entry["status"] = "failed" if row.get("failures") else "no solution" if row.get("error") else "done"
                 else:
                     entry["status"] = "resumed"
                 entry.update(seconds=row.get("seconds"), verified=row.get("verified"))
@@ -198,4 +198,7 @@ def command(
         stderr_console().print(
             f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False
         )
-    return 0
+    failed = [row["failures"] for row in rows if row.get("failures")]
+    for sentences in failed:
+        click.echo(f"privtool: error: {sentences}", err=True)
+    return EXIT_INTERNAL if failed else 0

@@ -16,7 +16,7 @@ import click
 from rich.table import Table
 
 from ..assess import MetricResult, run_metrics, select
-from ..errors import ParameterError
+from ..errors import EXIT_INTERNAL, ParameterError
 from ..params import merge_specs
 from ..release import read_release
 from .common import (
@@ -26,6 +26,7 @@ from .common import (
     echo_json,
     load_evidence,
     options_and_format_options,
+    report_failures,
     run_options,
     running,
     stdout_console,
@@ -82,14 +83,16 @@ def command(
         options["samples"] = samples
     evidence = load_evidence(registry, original, fmt, trail, read_options)
     with running(run, progress=not as_json) as run_ctx:
-        results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names))
+        results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names), registry=registry)
     if as_json:
         echo_json(
             {"release": release, "kind": published.kind, "seed": run.seed, "metrics": [r.to_json() for r in results]}
         )
     else:
         _print_table(release, results)
-    return 0
+    failures = [r.failure for r in results if r.failure is not None]
+    report_failures(ctx, failures)
+    return EXIT_INTERNAL if failures else 0
 
 
 def _format(value: Any) -> str:
@@ -106,8 +109,8 @@ def _print_table(release: str, results: list[MetricResult]) -> None:
     table.add_column("measure")
     table.add_column("value", justify="right")
     for result in results:
-        if result.status == "skipped":
-            table.add_row(result.name, "skipped", result.reason)
+        if result.status in ("skipped", "error"):
+            table.add_row(result.name, result.status, result.reason)
             continue
         for key, value in result.values.items():
             if not key.endswith("_detail"):

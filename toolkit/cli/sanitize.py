@@ -17,7 +17,7 @@ from ..components import Outcome
 from ..errors import InputError, ParameterError
 from ..io import file_sha256
 from ..params import merge_specs, resolve
-from ..pipeline import apply_sanitizers, stamp, write_outcome
+from ..pipeline import apply_sanitizers, stamp, taking_part, write_outcome
 from ..release import read_release
 from ..trail import Trail, read_trail
 from .common import (
@@ -73,7 +73,8 @@ def command(
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
     with running(run) as run_ctx:
         outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
-    outcome = stamp(registry, outcome, str(release.provenance.get("input_sha256", "")), run.seed)
+    plugins = taking_part(registry, chain, earlier=release.provenance.get("plugins"))
+    outcome = stamp(outcome, plugins, str(release.provenance.get("input_sha256", "")), run.seed)
     write_outcome(outcome, output, trail_out)
     if not run.quiet:
         stats = outcome.release.stats

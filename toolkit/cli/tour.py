@@ -113,7 +113,8 @@ STEPS: list[Step] = [
     Step(
         "Attack it",
         "An adversary who knows 2 items of a person tries to single them out; the cover problem (Awad et al.) can "
-        "link items to a person with certainty. Exit code 1 here means the attacks found such breaches.",
+        "link items to a person with certainty. The plain release claims k^m-anonymity, not cover-freedom, so "
+        "those links are risks (no claim covers them); a finding that refuted a claim would be a breach, exit 1.",
         lambda s: [
             "attack",
             str(s.path("plain.json")),

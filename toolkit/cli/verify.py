@@ -26,6 +26,7 @@ from .common import (
     app,
     echo_json,
     options_and_format_options,
+    report_failures,
     run_options,
     running,
     stdout_console,
@@ -128,4 +129,5 @@ def command(
         )
         print_engine_disagreements(console, result)
         print_verdict(console, result)
+    report_failures(ctx, result.failures)
     return result.exit_code

@@ -22,7 +22,7 @@ from ..dataset import Dataset
 from ..errors import ParameterError, PluginError
 from ..hiding import choice_given, dataset_sanitizer, hide, hiding_params, is_dataset_sanitizer
 from ..params import Param, resolve
-from ..pipeline import run_method, stage_specs
+from ..pipeline import method_chain, run_method
 from ..registry import Registry
 from .spec import MethodSpec
 
@@ -67,7 +67,7 @@ def _known(registry: Registry, spec: MethodSpec) -> None:
 def declared(registry: Registry, spec: MethodSpec) -> list[Param]:
     """The parameters ``spec``'s method accepts (grid values outside them are left out)."""
     if _is_anonymizer(registry, spec):
-        return stage_specs(registry, spec.method, spec.sanitizers)[2]
+        return method_chain(registry, spec.method, spec.sanitizers, spec.options).spec
     return hiding_params(dataset_sanitizer(registry, spec.method))
 
 

@@ -31,6 +31,7 @@ def columns(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]
         "repeat",
         "seed",
         "seconds",
+        "verdict",
         "verified",
         "certified",
         "refuted",
@@ -56,7 +57,7 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], cols: Sequence[str]
 
 def measures(rows: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> list[str]:
     """Numeric columns that vary across the runs (a constant is not worth a plot)."""
-    skip = {"cell", "method", "repeat", "seed", "verified", "refuted", *axes}
+    skip = {"cell", "method", "repeat", "seed", "verdict", "verified", "refuted", *axes}
     out = []
     for col in columns(rows, axes):
         if col in skip:
@@ -131,7 +132,9 @@ def plot(out_dir: Path, rows: Sequence[Mapping[str, Any]], x: str, group: str, y
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(ys) :]:
         ax.set_visible(False)
-    axes.flat[0].legend(fontsize="small")
+    # one legend for all panels, outside them, so that no line is hidden behind it
+    handles, names = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside right upper", fontsize="small")
     stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in group)
     plots = out_dir / "plots"
     plots.mkdir(exist_ok=True)

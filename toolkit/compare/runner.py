@@ -31,7 +31,7 @@ from ..atomic import write_text_atomic
 from ..components import Evidence
 from ..context import Context
 from ..dataset import Dataset
-from ..errors import NoSolution
+from ..errors import NoSolution, PluginFault
 from ..io import file_sha256
 from ..pipeline import write_outcome
 from ..registry import Registry
@@ -134,6 +134,9 @@ def run_cell(
         row.update(seconds=round(time.perf_counter() - start, 4), error=exc.message)
         write_text_atomic(out_dir / "cells" / f"{key}.json", json.dumps(row, default=str) + "\n")
         return row
+    except PluginFault as fault:  # reported, not stored: a resumed run tries the cell again
+        row.update(seconds=round(time.perf_counter() - start, 4), error=fault.message, failures=fault.message)
+        return row
     row["seconds"] = round(time.perf_counter() - start, 4)
     write_outcome(outcome, out_dir / "releases" / f"{key}.json", out_dir / "trails" / f"{key}.json")
     row.update(_flat_numbers("notes", outcome.trail.notes))
@@ -156,6 +159,9 @@ def run_cell(
         row["verify_seconds"] = round(sum(run.seconds for run in runs), 4)
     for metric in result.metrics:
         row.update(_flat_numbers(metric.name, metric.values))
+    if result.failures:  # the rest of the cell is measured and reported, not stored; the run ends with exit 3
+        row["failures"] = " ".join(failure.sentence for failure in result.failures)
+        return row
     write_text_atomic(out_dir / "cells" / f"{key}.json", json.dumps(row, default=str) + "\n")
     return row
 
