@@ -141,7 +141,9 @@ def verpart(
     rows = np.concatenate(clusters)
     sizes = indptr[rows + 1] - indptr[rows]
     cluster_of_row = np.repeat(np.arange(len(clusters)), [len(c) for c in clusters])
-    local = np.arange(len(rows)) - np.repeat(np.cumsum([0] + [len(c) for c in clusters[:-1]]), [len(c) for c in clusters])
+    local = np.arange(len(rows)) - np.repeat(
+        np.cumsum([0] + [len(c) for c in clusters[:-1]]), [len(c) for c in clusters]
+    )
     occ = gather(indptr, items, rows)
     span = int(occ.max()) + 1
     key = np.repeat(cluster_of_row, sizes) * span + occ

@@ -6,7 +6,7 @@
 Three cases, each a fresh process, run round-robin ``--repeat`` times so that
 the machine's load falls on all three alike (k=5, m=2, max cluster size 30):
 
-* ``no-refine``: ``privtool anonymize DATA --method disassociation --no-refine
+* ``no-refine``: ``privtool anonymize DATA --method disassociation --refiner none
   --executor serial -o R.json``;
 * ``refine``: the same command with REFINE (the default);
 * ``prototype``: ``benchmarks/horpart_verpart_prototype.py`` (bare numpy
@@ -21,7 +21,11 @@ load average before and after is recorded.
 
 The SHA-256 of both releases is recorded; ``--expect FILE`` compares them with
 the ones in an earlier results file and fails when they differ (releases must
-stay byte-identical while REFINE is made faster).
+stay byte-identical while REFINE is made faster). ``--before PYTHON`` adds the
+two privtool cases run by another interpreter (e.g. the virtual environment of
+a checkout of the code before a change) to the same round-robin, so that before
+and after are measured under the same load, and checks that both make the same
+releases.
 """
 
 from __future__ import annotations
@@ -76,15 +80,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None, help="Write the results here.")
     parser.add_argument("--expect", type=Path, default=None, help="Fail unless the release SHA-256s match this file's.")
+    parser.add_argument("--before", default=None, help="Python of the code before a change: measured alongside.")
     opts = parser.parse_args()
     params = ["--method", "disassociation", "--k", "5", "--m", "2", "--max-cluster-size", "30"]
     with tempfile.TemporaryDirectory() as tmp:
-        releases = {"no-refine": Path(tmp) / "no-refine.json", "refine": Path(tmp) / "refine.json"}
-        cases = {
-            "no-refine": [sys.executable, "-c", PRIVTOOL, "anonymize", str(opts.data), *params, "--no-refine"],
-            "refine": [sys.executable, "-c", PRIVTOOL, "anonymize", str(opts.data), *params],
-            "prototype": [sys.executable, str(HERE / "horpart_verpart_prototype.py"), str(opts.data)],
-        }
+        pythons = {"": sys.executable, **({" (before)": opts.before} if opts.before else {})}
+        releases: dict[str, Path] = {}
+        cases: dict[str, list[str]] = {}
+        for suffix, python in pythons.items():
+            for name, extra in (("no-refine", ["--refiner", "none"]), ("refine", [])):
+                releases[name + suffix] = Path(tmp) / f"{name}{len(releases)}.json"
+                cases[name + suffix] = [python, "-c", PRIVTOOL, "anonymize", str(opts.data), *params, *extra]
+        cases["prototype"] = [sys.executable, str(HERE / "horpart_verpart_prototype.py"), str(opts.data)]
         for name, path in releases.items():
             cases[name] += ["--executor", "serial", "-q", "-o", str(path)]
         load_before = os.getloadavg()
@@ -122,9 +129,11 @@ def main() -> None:
     print(json.dumps(result, indent=1))
     if opts.json:
         opts.json.write_text(json.dumps(result, indent=1) + "\n")
+    if opts.before and (sha["refine"], sha["no-refine"]) != (sha["refine (before)"], sha["no-refine (before)"]):
+        raise SystemExit(f"the releases differ from those made before: {sha}")
     if opts.expect:
         expected = json.loads(opts.expect.read_text())["release_sha256"]
-        if expected != sha:
+        if any(expected[name] != sha[name] for name in ("refine", "no-refine")):
             raise SystemExit(f"releases differ from {opts.expect}: {expected} != {sha}")
         print(f"releases byte-identical to those recorded in {opts.expect}")
 

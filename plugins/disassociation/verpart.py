@@ -93,6 +93,12 @@ def fits(bits: int, chunk: list[int], k: int, m: int) -> bool:
     when a term with records ``bits`` (support >= k) joins it."""
     if m < 2:
         return True
+    if m == 2:  # pairs only: no subset walk
+        for other in chunk:
+            both = bits & other
+            if both and both.bit_count() < k:
+                return False
+        return True
     stack = [(bits, 0, m - 1)]
     while stack:
         common, start, room = stack.pop()
@@ -111,6 +117,7 @@ def greedy_chunks(terms: ClusterTerms, k: int, m: int) -> tuple[tuple[int, ...],
     """Term domains of k^m-anonymous chunks covering every frequent term
     (VERPART lines 6-15), each domain as ascending ids."""
     order = np.lexsort((terms.ids, -terms.supports)).tolist()
+    ids = terms.ids.tolist()
     chunks: list[tuple[int, ...]] = []
     while order:
         members: list[int] = []
@@ -122,7 +129,7 @@ def greedy_chunks(terms: ClusterTerms, k: int, m: int) -> tuple[tuple[int, ...],
                 member_bits.append(terms.bits[i])
             else:
                 rest.append(i)
-        chunks.append(tuple(sorted(int(terms.ids[i]) for i in members)))
+        chunks.append(tuple(sorted(ids[i] for i in members)))
         order = rest
     return tuple(chunks)
 
