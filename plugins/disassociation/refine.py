@@ -174,31 +174,39 @@ def _lifts(
     window that lifts (0: none) and the ``(start, term)`` pairs it lifts.
 
     The window from start s grows one group at a time, up to k groups; a term t
-    is dropped from it once a group of the window blocks t, so t lifts at
-    length L when no group among the first L blocks it and its residual
-    supports in them add up to k or more. Only the group just added can bring
-    a term to k (the others' totals did not change, and none was at k: the
-    window would have stopped), so the window stops at the smallest such L over
-    all terms and lifts every term reaching k at that L.
+    is dropped from it once a group of the window blocks t. Adding the L-th
+    group lifts t when that group holds t, no group among the first L blocks
+    it and t's residual supports in them add up to k or more; the window stops
+    at the smallest L lifting some term and lifts every term lifted at that L.
 
     With each term's entries in position order, the entry e at position p
-    brings t to k in the window from s = p - d (d = 1 .. k-1) when e's support
-    plus those of t's entries in [s, p) reach k but the latter alone do not;
-    those entries are e's predecessors within distance d (at most k - 1 of
-    them, positions being distinct). So each entry is checked against its k - 1
-    predecessors for each d, in :data:`WALK_BLOCK` entries at a time, and only
-    the (few) pairs that reach k are looked up for blocks."""
+    lifts t in the window from s = p - d (d = 1 .. k-1) when e's support plus
+    those of t's entries in [s, p) reach k; those entries are e's predecessors
+    within distance d (at most k - 1 of them, positions being distinct). So
+    each entry is checked against its k - 1 predecessors for each d, in
+    :data:`WALK_BLOCK` entries at a time, and only the (few) pairs that reach k
+    are looked up for blocks. An entry of support k or more (VERPART never
+    leaves one: a chunker that puts frequent terms in term chunks does) lifts
+    its term in every window it ends, whatever its predecessors."""
     n, res = len(ordered), view.res
     entries = res.by_position(ordered)
-    entries = res.by_term(entries[view.holders[res.term[entries]] > 1])
+    entries = entries[(view.holders[res.term[entries]] > 1) | (groups.res_count[entries] >= k)]
+    entries = res.by_term(entries)
     term, pos, count = res.term[entries], position[res.owner[entries]], groups.res_count[entries]
     found_start: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     found_term: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     found_length: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    frequent = np.flatnonzero(count >= k)
+    for d in range(1, k):
+        hit = frequent[pos[frequent] >= d]
+        found_start.append(pos[hit] - d)
+        found_term.append(term[hit])
+        found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
     for first in range(0, len(pos), WALK_BLOCK):
         last = min(first + WALK_BLOCK, len(pos))
         here = np.arange(max(first, 1), last)
-        here = here[(term[here - 1] == term[here]) & (pos[here] - pos[here - 1] < k)]  # a predecessor near
+        near = (term[here - 1] == term[here]) & (pos[here] - pos[here - 1] < k)  # a predecessor near
+        here = here[near & (count[here] < k)]
         gaps, supports = [], []  # per predecessor b = 1 .. k-1: its distance (k: none) and support
         for b in range(1, k):
             before = np.maximum(here - b, 0)
@@ -209,7 +217,7 @@ def _lifts(
             earlier = np.zeros(len(here), dtype=np.int64)
             for gap, support in zip(gaps, supports, strict=True):
                 earlier += np.where(gap <= d, support, 0)
-            hit = np.flatnonzero((earlier < k) & (earlier + count[here] >= k) & (pos[here] >= d))
+            hit = np.flatnonzero((earlier + count[here] >= k) & (pos[here] >= d))
             found_start.append(pos[here[hit]] - d)
             found_term.append(term[here[hit]])
             found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
@@ -217,10 +225,10 @@ def _lifts(
     # blocked: t has a blocked entry at a position in [start, start + length)
     blocked = view.blk.by_term(view.blk.by_position(ordered))
     blocked_keys = view.blk.term[blocked] * n + position[view.blk.owner[blocked]]  # ascending
-    at = np.minimum(np.searchsorted(blocked_keys, lifted * n + start), max(len(blocked_keys) - 1, 0))
-    clear = (blocked_keys[at] < lifted * n + start) | (blocked_keys[at] >= lifted * n + start + length)
-    if not len(blocked_keys):
-        clear[:] = True
+    clear = np.ones(len(start), dtype=bool)
+    if len(blocked_keys):
+        at = np.minimum(np.searchsorted(blocked_keys, lifted * n + start), len(blocked_keys) - 1)
+        clear = (blocked_keys[at] < lifted * n + start) | (blocked_keys[at] >= lifted * n + start + length)
     start, lifted, length = start[clear], lifted[clear], length[clear]
     best = np.full(n, k + 1, dtype=np.int64)
     np.minimum.at(best, start, length)
