@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from privtool.compare.spec import parse_spec
+from privtool.comparison.spec import parse_spec
 from privtool.errors import ParameterError
 
 
@@ -297,8 +297,8 @@ def test_compare_runs_a_third_party_rule_hider_and_records_no_solution(
 ) -> None:
     import types
 
-    from privtool.compare.runner import grid, run_cell
-    from privtool.compare.spec import parse_spec
+    from privtool.comparison.runner import grid, run_cell
+    from privtool.comparison.spec import parse_spec
     from privtool.context import Context
     from privtool.hookspecs import hookimpl
     from privtool.io import read_dataset

@@ -1,4 +1,4 @@
-"""Type information reaches users (docs/development.md, "Type checkers").
+"""Type information reaches users (CONTRIBUTING.md, "Type checkers and editable installs").
 
 A copy of the package is installed into a fresh virtual environment in
 ``tmp_path``, once as a regular install (a wheel) and once as a strict editable

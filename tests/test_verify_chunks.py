@@ -8,14 +8,14 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privtool.verify.chunks import (
+from privtool.verifiers.chunks import (
     covered_items_all,
     covered_items_cpsat,
     covered_items_enum,
     km_witness_cpsat,
     km_witness_enum,
 )
-from privtool.verify.engines import check_cover_all, check_cover_unit, check_km_unit
+from privtool.verifiers.engines import check_cover_all, check_cover_unit, check_km_unit
 
 ITEMS = "abcdef"
 
@@ -156,7 +156,7 @@ def test_paper_figure_1_golden():
 @settings(max_examples=30, deadline=None)
 @given(chunks=st.lists(rows_strategy, min_size=1, max_size=6), k=st.integers(2, 3), m=st.integers(1, 2))
 def test_one_cpsat_solve_per_batch_agrees_with_brute_force(chunks, k, m):
-    from privtool.verify.chunks import km_witnesses_cpsat
+    from privtool.verifiers.chunks import km_witnesses_cpsat
 
     found = km_witnesses_cpsat(chunks, k, m)
     for rows, witness in zip(chunks, found, strict=False):

@@ -12,8 +12,8 @@ from test_verify_disassociation_guarantee import tiny_releases
 from privtool.attacks.cover import analyse_chunk
 from privtool.attacks.reconstruction import ReconstructionModel
 from privtool.context import Context
-from privtool.verify.chunks import covered_items_cpsat, covered_items_enum
-from privtool.verify.reconstruction_bounds import max_supports
+from privtool.verifiers.chunks import covered_items_cpsat, covered_items_enum
+from privtool.verifiers.reconstruction_bounds import max_supports
 
 
 @settings(max_examples=80, deadline=None)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from privtool.context import Context
 from privtool.release import Cluster, JointCluster, Release
-from privtool.verify.reconstruction_bounds import check_disassociation_guarantee, max_supports
+from privtool.verifiers.reconstruction_bounds import check_disassociation_guarantee, max_supports
 
 ALPHABET = "abcdef"
 

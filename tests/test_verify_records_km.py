@@ -24,7 +24,7 @@ from privtool.dataset import Dataset
 from privtool.pipeline import run_method, write_outcome
 from privtool.registry import Registry, load_registry
 from privtool.release import Release
-from privtool.verify.records_km import KmAnonymityOfRecords
+from privtool.verifiers.records_km import KmAnonymityOfRecords
 
 REPO = Path(__file__).resolve().parent.parent
 EDGES = [

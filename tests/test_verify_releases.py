@@ -15,7 +15,7 @@ from privtool.claims import Claim
 from privtool.dataset import Dataset
 from privtool.release import Cluster, Release
 from privtool.trail import Trail
-from privtool.verify.matching import (
+from privtool.verifiers.matching import (
     _augmenting_unmatched,
     _scipy_unmatched,
     generalizes,

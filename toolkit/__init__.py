@@ -3,10 +3,12 @@ single out a person from a few known items, and prove it.
 
 The public Python API is what :data:`__all__` lists, documented in
 ``docs/python-api.md``: reading data (:func:`read`, :class:`Dataset`),
-anonymizing it (:func:`anonymize`, :class:`Result`), releases
-(:func:`load_release`), and the surface plugin authors build on (the component
-bases, :data:`hookimpl`, :class:`Param`, :class:`Outcome`, :class:`Context` and
-the errors). Every other module is internal, whatever its name: it may change
+anonymizing it (:func:`anonymize`, :class:`Result`), assessing releases
+(:func:`verify`, :func:`load_release`, :class:`Verdict`, :class:`Findings`,
+:class:`Metrics`), comparing methods (:func:`compare`, :class:`Comparison`),
+and the surface plugin authors build on (the component bases,
+:data:`hookimpl`, :class:`Param`, :class:`Claim`, :class:`Outcome`,
+:class:`Context` and the errors). Every other module is internal, whatever its name: it may change
 without notice. The ``privtool`` command line calls the same code.
 
 ``import privtool`` is cheap: each name is imported from its module on first
@@ -26,10 +28,13 @@ except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name is imported on first use (_HOME)
-    from .api import Result, anonymize, load_release, read
+    from .api import Result, anonymize, compare, load_release, read, verify
+    from .claims import Claim
     from .components import (
         Anonymizer,
         Attack,
+        Bound,
+        ClaimModel,
         Component,
         Evidence,
         Format,
@@ -39,6 +44,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name is imported o
         Partitioning,
         Refiner,
         Sanitizer,
+        Stage,
         Verifier,
         VerticalChunker,
     )
@@ -51,6 +57,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name is imported o
         OutputError,
         ParameterError,
         PluginError,
+        PluginFault,
         UnknownComponent,
         UserError,
     )
@@ -59,14 +66,33 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name is imported o
     from .release import Release
     from .results import Certificate, Finding
     from .trail import Trail
+    from .views import Comparison, Findings, Metrics, Verdict
 
 # the Python API
-__all__ = ["Dataset", "Release", "Result", "Trail", "__version__", "anonymize", "load_release", "read"]
+__all__ = [
+    "Comparison",
+    "Dataset",
+    "Findings",
+    "Metrics",
+    "Release",
+    "Result",
+    "Trail",
+    "Verdict",
+    "__version__",
+    "anonymize",
+    "compare",
+    "load_release",
+    "read",
+    "verify",
+]
 # what plugin authors build on
 __all__ += [
     "Anonymizer",
     "Attack",
+    "Bound",
     "Certificate",
+    "Claim",
+    "ClaimModel",
     "Component",
     "Context",
     "Evidence",
@@ -79,6 +105,7 @@ __all__ += [
     "Partitioning",
     "Refiner",
     "Sanitizer",
+    "Stage",
     "Verifier",
     "VerticalChunker",
     "hookimpl",
@@ -91,15 +118,19 @@ __all__ += [
     "OutputError",
     "ParameterError",
     "PluginError",
+    "PluginFault",
     "UnknownComponent",
     "UserError",
 ]
 
 _HOME: dict[str, tuple[str, ...]] = {
-    "api": ("Result", "anonymize", "load_release", "read"),
+    "api": ("Result", "anonymize", "compare", "load_release", "read", "verify"),
+    "claims": ("Claim",),
     "components": (
         "Anonymizer",
         "Attack",
+        "Bound",
+        "ClaimModel",
         "Component",
         "Evidence",
         "Format",
@@ -109,6 +140,7 @@ _HOME: dict[str, tuple[str, ...]] = {
         "Partitioning",
         "Refiner",
         "Sanitizer",
+        "Stage",
         "Verifier",
         "VerticalChunker",
     ),
@@ -121,6 +153,7 @@ _HOME: dict[str, tuple[str, ...]] = {
         "OutputError",
         "ParameterError",
         "PluginError",
+        "PluginFault",
         "UnknownComponent",
         "UserError",
     ),
@@ -129,6 +162,7 @@ _HOME: dict[str, tuple[str, ...]] = {
     "release": ("Release",),
     "results": ("Certificate", "Finding"),
     "trail": ("Trail",),
+    "views": ("Comparison", "Findings", "Metrics", "Verdict"),
 }
 """Module (under ``privtool``) -> the public names it holds: the same as the
 imports above that type checkers see (``tests/test_api.py`` checks both

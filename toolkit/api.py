@@ -5,7 +5,13 @@ Every function here does what the command of the same name does, by calling
 the same code: :func:`anonymize` runs :func:`privtool.pipeline.run_method` and
 :meth:`Result.save` :func:`privtool.pipeline.write_outcome`, exactly as
 ``privtool anonymize`` does, so that a release made here is byte for byte the
-release the command makes with the same data, parameters and seed. Parameter
+release the command makes with the same data, parameters and seed;
+:func:`verify`, :meth:`Result.verify`, :meth:`Result.attack` and
+:meth:`Result.audit` are views of one :func:`privtool.assess.assess` run with
+the scope of ``verify``, ``attack`` and ``audit``; :meth:`Result.metrics` runs
+:func:`privtool.assess.measure` as ``privtool metrics`` does; :func:`compare`
+runs :func:`privtool.comparison.session.run_comparison` as ``privtool compare``
+does. Parameter
 and method names are checked by the same code too, and fail with the same
 one-sentence errors (:class:`~privtool.errors.ParameterError`, a
 :class:`ValueError`).
@@ -17,21 +23,31 @@ plugin.
 from __future__ import annotations
 
 import functools
+import json
 import os
-from collections.abc import Iterator, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from . import notebook
-from .components import Outcome
+from .assess import ATTACK, VERIFY, assess, check_options, evidence_of, measure, select
+from .audit import build_audit
+from .audit.reports import write_report
+from .comparison.session import check_comparison, prepare_folder, run_comparison
+from .comparison.spec import parse_spec
+from .components import Component, Evidence, Outcome
 from .context import Context
 from .dataset import Dataset
+from .errors import ParameterError
 from .executors import Executor, make_executor
-from .io import read_dataset
+from .io import file_sha256, read_dataset
 from .pipeline import run_method, write_outcome
 from .registry import Registry, load_registry
-from .release import Release, read_release
-from .trail import Trail
+from .release import Release, read_release, release_from_json
+from .trail import Trail, read_trail
+from .views import Comparison, Findings, Metrics, Verdict
 
 PathLike = str | os.PathLike[str]
 
@@ -116,10 +132,12 @@ class Result:
         self.seed = seed
         self._registry = registry
 
-    @property
+    @functools.cached_property
     def release(self) -> Release:
-        """The public release."""
-        return self._outcome.release
+        """The public release, exactly as its file reads back (canonical
+        orders): what :meth:`save` writes and what every assessment sees, so
+        that a seeded measure gives what ``privtool metrics`` gives on the file."""
+        return release_from_json(json.loads(self._outcome.release_text), "the release")
 
     @property
     def trail(self) -> Trail:
@@ -131,6 +149,80 @@ class Result:
         or neither), as ``privtool anonymize -o RELEASE --trail TRAIL`` does
         (same bytes). ``trail_path=None`` writes the release alone."""
         write_outcome(self._outcome, release_path, trail_path)
+
+    def _verifiers(self) -> list[Component]:
+        return select(self._registry, "verifier", self.release, ())
+
+    def _evidence(self, original: Dataset | PathLike | None = None) -> Evidence:
+        data = self.original if original is None else as_dataset(original)
+        return evidence_of(data, self.trail, self.release.sha256())
+
+    def verify(self, original: Dataset | PathLike | None = None, *, engine: str = "auto") -> Verdict:
+        """Prove or refute every claim of the release, as ``privtool verify
+        RELEASE --original DATA --trail TRAIL`` does: the evidence is the data
+        the release was made from (or ``original``) and its trail."""
+        with running(self.seed, "serial") as ctx:
+            assessment = assess(
+                self._registry, self.release, self._evidence(original), ctx, VERIFY, options={"engine": engine}
+            )
+        return Verdict(assessment)
+
+    def attack(self, *names: str, **options: Any) -> Findings:
+        """Verify the claims and run the attacks ``names`` (default: every one
+        that applies), as ``privtool attack RELEASE --original DATA --trail
+        TRAIL --attack NAME`` does; ``options`` are the attacks' parameters
+        (``targets=100``, ``known=2``). Random choices (sampled targets) use the
+        result's seed."""
+        chosen = [*select(self._registry, "attack", self.release, names), *self._verifiers()]
+        check_options(chosen, options, "attack or verifier")
+        with running(self.seed, "serial") as ctx:
+            assessment = assess(
+                self._registry, self.release, self._evidence(), ctx, ATTACK, options=options, attacks=names
+            )
+        return Findings(assessment)
+
+    def metrics(self, *names: str, **options: Any) -> Metrics:
+        """Compute the metrics ``names`` (default: every one that applies) with
+        the original data and the trail as evidence, as ``privtool metrics``
+        does; ``options`` are the metrics' parameters (``samples=20``)."""
+        with running(self.seed, "serial") as ctx:
+            results = measure(self._registry, self.release, self._evidence(), names, options, ctx)
+        return Metrics(results)
+
+    def audit(
+        self,
+        path: PathLike,
+        format: str = "html",
+        *,
+        include_examples: bool = False,
+        release_name: str = "release.json",
+        **options: Any,
+    ) -> Findings:
+        """Write the compliance report of ``privtool audit --format FORMAT -o
+        PATH`` (``html``, ``md`` or ``json``, atomically) and return its
+        assessment. ``release_name`` is how the report names the release (and
+        the ``-o`` of the command that reproduces it); original records appear
+        in the report's evidence only with ``include_examples``: never publish
+        such a report."""
+        chosen = [
+            *select(self._registry, "attack", self.release, ()),
+            *select(self._registry, "metric", self.release, ()),
+            *self._verifiers(),
+        ]
+        check_options(chosen, options, "verifier, attack or metric")
+        with running(self.seed, "serial") as ctx:
+            report = build_audit(
+                self._registry,
+                self.release,
+                release_name,
+                self.release.sha256(),
+                self._evidence(),
+                options,
+                ctx,
+                include_examples,
+            )
+        write_report(report, path, format)
+        return Findings(report.assessment, include_examples)
 
     def _summary(self) -> str:
         params = self.release.params
@@ -174,3 +266,111 @@ def anonymize(
     with running(seed, executor) as ctx:
         outcome = run_method(registry, dataset, method, params, ctx, chain)
     return Result(outcome, dataset, seed, registry)
+
+
+def as_release(release: Release | PathLike) -> tuple[Release, str]:
+    """``(release, its SHA-256)``: the object itself (the SHA-256 of its
+    canonical bytes) or the file it names, read and validated (the SHA-256 of
+    the file, as ``privtool verify RELEASE`` takes it)."""
+    if isinstance(release, Release):
+        return release, release.sha256()
+    if isinstance(release, (str, os.PathLike)):
+        return read_release(release), file_sha256(release)
+    raise TypeError(f"expected a Release or a release file path, not a {type(release).__name__}.")
+
+
+def as_trail(trail: Trail | PathLike | None) -> Trail | None:
+    """The trail itself, the file it names read and validated, or ``None``."""
+    if trail is None or isinstance(trail, Trail):
+        return trail
+    if isinstance(trail, (str, os.PathLike)):
+        return read_trail(trail)
+    raise TypeError(f"expected a Trail or a trail file path, not a {type(trail).__name__}.")
+
+
+def verify(
+    release: Release | PathLike,
+    original: Dataset | PathLike | None = None,
+    trail: Trail | PathLike | None = None,
+    *,
+    engine: str = "auto",
+    seed: int = 0,
+    executor: str | Executor = "serial",
+) -> Verdict:
+    """Prove or refute every claim of ``release`` (a :class:`Release` or a
+    file), as ``privtool verify RELEASE [--original DATA] [--trail TRAIL]``
+    does: the same engine, the same verdict. ``original`` (a dataset or a file)
+    and ``trail`` (a trail or a file) are the evidence that lets more be
+    checked (faithfulness, what was suppressed); without them those checks are
+    reported as not checked. ``engine`` picks the certificate engine
+    (``auto``, ``cpsat``, ``enum``, ``both``)."""
+    published, release_sha = as_release(release)
+    data = None if original is None else as_dataset(original)
+    evidence = evidence_of(data, as_trail(trail), release_sha)
+    with running(seed, executor) as ctx:
+        assessment = assess(default_registry(), published, evidence, ctx, VERIFY, options={"engine": engine})
+    return Verdict(assessment)
+
+
+def compare(
+    data: Dataset | PathLike,
+    methods: str | Sequence[str],
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    repeat: int = 1,
+    *,
+    seed: int = 0,
+    verify: bool = True,
+    metrics: Sequence[str] = (),
+    work_dir: PathLike | None = None,
+    executor: str | Executor = "serial",
+) -> Comparison:
+    """Run each of ``methods`` on ``data`` at every point of ``grid``, verify
+    and measure every release, as ``privtool compare DATA --method SPEC ...
+    --grid NAME=V1,V2 -o DIR`` does (the same rows and files).
+
+    ``methods`` are specs in the command's grammar
+    (``"disassociation"``, ``"safe=disassociation+safe-disassociation"``,
+    ``"disassociation:partitioner=horpart"``); ``grid`` maps a parameter to
+    the values to sweep (``{"k": [3, 5]}``); each cell runs ``repeat`` times
+    with seeds ``seed``, ``seed + 1``, ... ``work_dir`` receives
+    ``results.csv``, ``results.json``, the plots, ``index.html`` and each
+    cell's release and trail (finished cells in it are reused); by default a
+    new temporary folder, which is left in place so that the reports stay
+    readable (:attr:`Comparison.directory`)."""
+    registry = default_registry()
+    dataset = as_dataset(data)
+    specs = [parse_spec(spec) for spec in spec_strings(methods)]
+    axes = grid_axes(grid or {})
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ParameterError(f"repeat must be a positive integer, not {repeat!r}.")
+    check_comparison(registry, specs, axes, metrics)
+    out_dir = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="privtool-compare-"))
+    prepare_folder(out_dir)
+    source = str(data) if isinstance(data, (str, os.PathLike)) else "a Dataset given in Python"
+    with running(seed, executor) as ctx:
+        rows = run_comparison(
+            registry, dataset, specs, axes, out_dir, ctx.executor, repeat=repeat, seed=seed, verify=verify,
+            metrics=metrics, meta={"data": source, "sample": None, "command": "privtool.compare(...)"},
+        )  # fmt: skip
+    return Comparison(rows, list(axes), out_dir)
+
+
+def spec_strings(methods: str | Sequence[str]) -> list[str]:
+    """The method specs: one spec, or a sequence of specs (never the characters of one)."""
+    specs = [methods] if isinstance(methods, str) else list(methods)
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise TypeError(f"methods must be specs (strings such as 'disassociation'), not {spec!r}.")
+    return specs
+
+
+def grid_axes(grid: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
+    """The grid as the command line's axes: each parameter (by its Python or
+    option name) with its list of values; a single value or a string where a
+    list is expected is refused."""
+    axes = {}
+    for name, values in grid.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+            raise TypeError(f"grid[{name!r}] must be a list of values, not {values!r}.")
+        axes[name.replace("-", "_")] = list(values)
+    return axes

@@ -4,7 +4,7 @@ and what the result means (docs/design.md, "Claims and the assessment engine").
 ``privtool verify``, ``attack``, ``audit``, ``compare`` and the Python API call
 :func:`assess` with a :class:`Scope` and report its :class:`Assessment`:
 
-1. **structure** (:func:`privtool.verify.structure.check_structure`); a problem
+1. **structure** (:func:`privtool.verifiers.structure.check_structure`); a problem
    stops everything else and the verdict is FAIL;
 2. **claims**: each claim of the release is checked by every verifier whose
    ``proves`` holds its model and whose ``applies_to`` holds the release kind,
@@ -35,11 +35,13 @@ from typing import Any, TypeVar
 from .claims import ADVERSARIES, WP29_CRITERIA, Claim, adversary_strength
 from .components import Attack, ClaimModel, Component, Evidence, Metric, Verifier
 from .context import Context
+from .dataset import Dataset
 from .errors import EXIT_INTERNAL, MissingEvidence, ParameterError, PluginFault, UserError
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
 from .results import Certificate, Finding
+from .trail import Trail
 
 T = TypeVar("T")
 
@@ -687,6 +689,32 @@ def run_metrics(
     return results
 
 
+def evidence_of(original: Dataset | None, trail: Trail | None, release_sha256: str) -> Evidence:
+    """The evidence ``verify``, ``attack``, ``metrics``, ``audit`` and the Python
+    API hand the engine: the original data and the trail when given, with the
+    SHA-256 of the release and of the original (computed once, here)."""
+    original_sha = original.content_sha256() if original is not None else None
+    return Evidence(
+        original=original, trail=trail, extra={"release_sha256": release_sha256, "original_sha256": original_sha}
+    )
+
+
+def measure(
+    registry: Registry,
+    release: Release,
+    evidence: Evidence,
+    names: Sequence[str],
+    options: Mapping[str, Any],
+    ctx: Context,
+) -> list[MetricResult]:
+    """What ``privtool metrics`` computes: the metrics ``names`` (each must apply,
+    and missing evidence is then an error) or every one that applies (missing
+    evidence skips it); every option must belong to a selected metric."""
+    metrics = select(registry, "metric", release, names)
+    check_options(metrics, options, "metric")
+    return run_metrics(metrics, release, evidence, options, ctx, named=bool(names), registry=registry)
+
+
 def assess(
     registry: Registry,
     release: Release,
@@ -708,7 +736,7 @@ def assess(
     unverified); ``only`` restricts the verifiers (the claims no selected
     verifier proves stay unverified); ``attacks`` and ``metrics`` name the ones
     to run within the scope (default: every one that applies)."""
-    from .verify.structure import check_structure
+    from .verifiers.structure import check_structure
 
     started = time.perf_counter()
     options = dict(options or {})

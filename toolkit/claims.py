@@ -114,7 +114,7 @@ class Claim:
         ``adversary``, parameters that are JSON scalars) and build the claim; an
         :class:`~privtool.errors.InputError` names the JSON path of the problem.
         Whether the model exists and its parameters are valid is checked against
-        the registered claim models (:mod:`privtool.verify.structure`)."""
+        the registered claim models (:mod:`privtool.verifiers.structure`)."""
 
         def fail(where: str, problem: str) -> None:
             raise InputError(f"invalid release at {where}: {problem}.", path=source)

@@ -92,7 +92,7 @@ def declare_claims(registry: Registry, component: Component, claims: Sequence[Cl
     claim models: a claim of an unknown model, with invalid parameters or that
     the release ``kind`` cannot carry is a fault of the component's plugin
     (:class:`~privtool.errors.PluginFault`), never written into a release."""
-    from .verify.structure import claim_problems
+    from .verifiers.structure import claim_problems
 
     models = {model.name: model for model in registry.all("claim_model")}
     label = describe(component.kind, component.name)

@@ -65,7 +65,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "disassociation": "privtool.plugins.disassociation",
     "linkage": "privtool.attacks.linkage",
     "utility-metrics": "privtool.plugins.utility_metrics",
-    "verify": "privtool.verify.plugin",
+    "verify": "privtool.verifiers.plugin",
     "safe-disassociation": "privtool.plugins.safe_disassociation",
     "cover-linkage": "privtool.attacks.cover_linkage",
     "rulehiding": "privtool.plugins.rulehiding",

@@ -11,10 +11,9 @@ from __future__ import annotations
 import click
 
 from ..assess import select
-from ..atomic import write_text_atomic
 from ..audit import build_audit
-from ..audit.html import render_html
-from ..audit.render import render_json, render_markdown, render_terminal
+from ..audit.render import render_terminal
+from ..audit.reports import write_report
 from ..errors import ParameterError
 from ..io import file_sha256
 from ..params import merge_specs
@@ -30,8 +29,6 @@ from .common import (
     stderr_console,
     stdout_console,
 )
-
-RENDERERS = {"json": render_json, "md": render_markdown, "html": render_html}
 
 
 @click.command("audit", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -111,7 +108,7 @@ def command(
     if report_format == "terminal" or output is None:  # only the terminal report goes without -o
         render_terminal(audit, stdout_console())
     else:
-        write_text_atomic(output, RENDERERS[report_format](audit))
+        write_report(audit, output, report_format)
         if not run.quiet:
             stderr_console().print(f"Verdict: {audit.verdict}. Report written to {output}", markup=False)
     report_failures(ctx, audit.assessment.failures)

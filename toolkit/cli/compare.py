@@ -13,12 +13,10 @@ import numpy as np
 from rich.live import Live
 from rich.table import Table
 
-from ..compare.methods import check as check_spec
-from ..compare.methods import declared
-from ..compare.report import write_outputs
-from ..compare.runner import grid, load_cell, run_cell
-from ..compare.spec import parse_spec
-from ..context import Context, SeedSplitter, SilentProgress
+from ..comparison.runner import Cell
+from ..comparison.session import check_comparison, prepare_folder, run_comparison
+from ..comparison.spec import parse_spec
+from ..context import SeedSplitter
 from ..dataset import Dataset
 from ..errors import EXIT_INTERNAL, ParameterError
 from ..executors import make_executor
@@ -123,11 +121,6 @@ def command(
     write results.csv, results.json, plots and index.html to DIR (resumable)."""
     registry = app(ctx).registry
     specs = [parse_spec(m) for m in methods]
-    labels = [s.label for s in specs]
-    if len(set(labels)) != len(labels):
-        raise ParameterError("two --method specs have the same label; name them LABEL=SPEC.")
-    for name in metrics:
-        registry.get("metric", name)
     axes: dict[str, list[Any]] = {}
     if ks:
         axes["k"] = _axis("--k", ks)
@@ -138,62 +131,42 @@ def command(
         if not eq or not name:
             raise ParameterError(f"--grid expects NAME=V1,V2, got {item!r}.")
         axes[name.replace("-", "_")] = _axis(f"--grid {name}", values)
-    for spec in specs:
-        check_spec(registry, spec, axes)
-    known = {p.name for spec in specs for p in declared(registry, spec)}
-    for name in axes:
-        if name not in known:
-            option = {"k": "--k", "m": "--m"}.get(name, f"--grid {name}")
-            raise ParameterError(f"{option}: no --method takes a parameter {name!r}.")
+    check_comparison(registry, specs, axes, metrics)
     out_dir = Path(output)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ParameterError(f"-o {output} exists and is not a folder.")
-    for sub in ("cells", "releases", "trails", "plots"):
-        (out_dir / sub).mkdir(parents=True, exist_ok=True)
+    prepare_folder(out_dir)
     dataset = read_data_argument(ctx, data, fmt)
     if sample is not None and sample < dataset.n_records:
         dataset = sample_records(dataset, sample, run.seed)
-    input_sha = dataset.content_sha256()
-    cells = grid(specs, axes, repeat, run.seed)
     meta = {
         "data": data,
         "sample": sample,
-        "records": dataset.n_records,
-        "input_sha256": input_sha,
         "command": shlex.join(["privtool", *sys.argv[1:]]) if sys.argv else "",
-        "verified": not no_verify,
-        "metrics": list(metrics) or "all that apply",
     }
     status: list[dict[str, Any]] = []
-    rows: list[dict[str, Any]] = []
+    live_view = (
+        nullcontext()
+        if run.quiet
+        else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
+    )
     run_executor = make_executor(run.executor, run.workers, run.scheduler)
     try:
-        live_view = (
-            nullcontext()
-            if run.quiet
-            else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
-        )
         with live_view as live:
-            for cell in cells:
-                key = cell.key(input_sha, (not no_verify, *metrics))
-                entry = {"method": cell.spec.label, **dict(cell.point), "repeat": cell.repeat, "status": "running"}
-                status.append(entry)
+
+            def show(cell: Cell, state: str, row: dict[str, Any] | None) -> None:
+                if state == "running":
+                    status.append({"method": cell.spec.label, **dict(cell.point), "repeat": cell.repeat})
+                status[-1]["status"] = state
+                if row is not None:
+                    status[-1].update(seconds=row.get("seconds"), verified=row.get("verified"))
                 if live is not None:
                     live.update(_live_table(status, list(axes)))
-                row = load_cell(out_dir, key)
-                if row is None:
-                    run_ctx = Context(seed=cell.seed, executor=run_executor, progress=SilentProgress())
-                    row = run_cell(registry, dataset, cell, out_dir, run_ctx, verify=not no_verify, metrics=metrics)
-                    entry["status"] = "failed" if row.get("failures") else "no solution" if row.get("error") else "done"
-                else:
-                    entry["status"] = "resumed"
-                entry.update(seconds=row.get("seconds"), verified=row.get("verified"))
-                rows.append(row)
-                if live is not None:
-                    live.update(_live_table(status, list(axes)))
+
+            rows = run_comparison(
+                registry, dataset, specs, axes, out_dir, run_executor, repeat=repeat, seed=run.seed,
+                verify=not no_verify, metrics=metrics, meta=meta, on_cell=show,
+            )  # fmt: skip
     finally:
         run_executor.close()
-    write_outputs(out_dir, meta, rows, list(axes))
     if not run.quiet:
         stderr_console().print(
             f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False

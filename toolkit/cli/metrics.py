@@ -15,7 +15,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ..assess import MetricResult, run_metrics, select
+from ..assess import MetricResult, measure, select
 from ..errors import EXIT_INTERNAL, ParameterError
 from ..params import merge_specs
 from ..release import read_release
@@ -83,7 +83,7 @@ def command(
         options["samples"] = samples
     evidence = load_evidence(registry, original, fmt, trail, read_options)
     with running(run, progress=not as_json) as run_ctx:
-        results = run_metrics(metrics, published, evidence, options, run_ctx, named=bool(names), registry=registry)
+        results = measure(registry, published, evidence, names, options, run_ctx)
     if as_json:
         echo_json(
             {"release": release, "kind": published.kind, "seed": run.seed, "metrics": [r.to_json() for r in results]}

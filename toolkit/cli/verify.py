@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from ..assess import VERIFY, assess
+from ..assess import VERIFY, assess, evidence_of
 from ..assessment_tables import (
     print_claims,
     print_engine_disagreements,
@@ -15,7 +15,6 @@ from ..assessment_tables import (
     print_structure,
     print_verdict,
 )
-from ..components import Evidence
 from ..errors import ParameterError
 from ..io import file_sha256, read_dataset
 from ..release import read_release
@@ -86,10 +85,8 @@ def command(
     dataset = read_dataset(registry, original, fmt, read_options) if original else None
     audit_trail = read_trail(trail) if trail else None
     release_sha = file_sha256(release)  # = Release.sha256() for a file written by privtool (canonical)
-    original_sha = dataset.content_sha256() if dataset is not None else None
-    evidence = Evidence(
-        original=dataset, trail=audit_trail, extra={"release_sha256": release_sha, "original_sha256": original_sha}
-    )
+    evidence = evidence_of(dataset, audit_trail, release_sha)
+    original_sha = evidence.extra["original_sha256"]
     with running(run, progress=not as_json) as run_ctx:
         result = assess(
             registry,
