@@ -38,8 +38,9 @@ _OPENERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
 _MAGIC: dict[str, bytes] = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
 _NAMES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 
-STREAM_BLOCK_BYTES = 1 << 26
-"""Input bytes per block of :func:`read_dataset_blocks` (64 MiB)."""
+STREAM_BLOCK_BYTES = 1 << 23
+"""Input bytes per block of :func:`read_dataset_blocks` (8 MiB: parsing a block
+takes several bytes of arrays per input byte)."""
 
 
 def split_suffixes(path: str | os.PathLike[str]) -> tuple[str, str]:
