@@ -18,11 +18,13 @@ import io
 import itertools
 import lzma
 import os
+import zlib
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import IO, Any, cast
 
-from .atomic import atomic_open
+from .atomic import AtomicUnit, atomic_unit
 from .dataset import Dataset
 from .errors import InputError, OutputError, ParameterError
 from .params import resolve
@@ -100,28 +102,31 @@ def read_chunks(path: str | os.PathLike[str], size: int = -1) -> Iterator[bytes]
     the name says), without a UTF-8 BOM. ``size`` is at least 3 (a BOM is never cut).
 
     A name ending in ``.gz``/``.bz2``/``.xz`` whose content is not compressed
-    that way is an error (a renamed or truncated download)."""
+    that way is an error (a renamed or truncated download). The file is read
+    once from start to end, so a FIFO or ``/dev/stdin`` works too (it is read
+    whole before the first chunk: it cannot be rewound after the header test)."""
     path = Path(path)
     check_readable(path)
     _, named = split_suffixes(path)
     found = ""
     try:
         with open(path, "rb") as raw_file:
-            head = raw_file.read(8)
-            raw_file.seek(0)
+            source: IO[bytes] = raw_file if raw_file.seekable() else io.BytesIO(raw_file.read())
+            head = source.read(8)
+            source.seek(0)
             found = next((suffix for suffix, magic in _MAGIC.items() if head.startswith(magic)), "")
             if named and found != named:
                 raise InputError(
                     f"the name ends in {named} but the content is not {_NAMES[named]}-compressed", path=path
                 )
-            stream = _OPENERS[found](raw_file) if found else raw_file
+            stream = _OPENERS[found](source) if found else source
             chunk = stream.read(size)
             if chunk.startswith(codecs.BOM_UTF8):
                 chunk = chunk[len(codecs.BOM_UTF8) :]
             while chunk:
                 yield chunk
                 chunk = stream.read(size) if size >= 0 else b""
-    except (OSError, EOFError, lzma.LZMAError) as exc:
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
         kind = f"{_NAMES[found]}-compressed " if found else ""
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         raise InputError(f"cannot read the {kind}file ({reason})", path=path) from None
@@ -221,12 +226,14 @@ def write_dataset(
     path: str | os.PathLike[str],
     fmt: str | None = None,
     options: dict[str, Any] | None = None,
+    unit: AtomicUnit | None = None,
 ) -> None:
     """Write ``dataset`` atomically, compressed when the name ends in .gz/.bz2/.xz.
 
     A dataset the format cannot hold raises :class:`OutputError` naming ``path``
-    and leaves no file behind."""
-    write_dataset_blocks(registry, [dataset], path, fmt, options)
+    and leaves no file behind. With ``unit`` the file is committed with the
+    unit's other files (:func:`privtool.atomic.atomic_unit`)."""
+    write_dataset_blocks(registry, [dataset], path, fmt, options, unit)
 
 
 def write_dataset_blocks(
@@ -235,6 +242,7 @@ def write_dataset_blocks(
     path: str | os.PathLike[str],
     fmt: str | None = None,
     options: dict[str, Any] | None = None,
+    unit: AtomicUnit | None = None,
 ) -> None:
     """Write consecutive blocks of records as one file, each block written as it
     arrives (memory stays bounded by one block); atomic, compressed and checked
@@ -245,7 +253,8 @@ def write_dataset_blocks(
     params = resolve(component.params, options or {}, f"format {component.name!r}")
     _, compression = split_suffixes(path)
     try:
-        with atomic_open(path, "wb") as raw_out:
+        with nullcontext(unit) if unit is not None else atomic_unit() as files:
+            raw_out = files.open(path, "wb")
             sink = open_compressed_writer(raw_out, compression)
             text = io.TextIOWrapper(sink, encoding="utf-8", newline="")
             component.write_blocks(blocks, text, params)
