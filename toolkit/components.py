@@ -20,7 +20,7 @@ from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Part
 from .claims import ADVERSARIES, DEFAULT_ADVERSARY, Claim
 from .context import Context
 from .dataset import Dataset
-from .errors import InputError
+from .errors import InputError, line_at
 from .params import Param
 from .release import Release
 from .results import Certificate, Finding
@@ -323,7 +323,7 @@ class Format(Component):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
+            line = line_at(data, exc.start)
             raise InputError(f"byte 0x{data[exc.start]:02x} is not UTF-8 text", path=source, line=line) from None
         return self.read(io.StringIO(text, newline=""), source, params)
 
