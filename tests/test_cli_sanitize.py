@@ -46,8 +46,10 @@ def test_sanitize_writes_a_cover_free_release_and_trail(run_cli, tmp_path) -> No
     assert vulnerable_chunks(safe) == []
     assert safe.params["sanitizers"] == ["safe-disassociation"]
     assert safe.params["k"] == 2 and safe.params["max_cluster_size"] == 30  # taken from the release
-    assert safe.provenance["seed"] == 4 and safe.provenance["input_sha256"] == "ab" * 32
+    assert safe.provenance.keys() == {"privtool", "plugins"}  # seed and input SHA-256 are the trail's
     written = read_trail(new_trail)
+    assert written.seed == 4 and written.input_sha256 == "ab" * 32
+    assert written.stats["ghost_subrecords"] == 2 and "ghost_subrecords" not in safe.stats
     assert written.release_sha256 == safe.sha256()
     assert written.cluster_of_record == ["c0"] * 6
     assert len(written.ghost_records) == 2
@@ -73,7 +75,7 @@ def test_sanitize_writes_a_cover_free_release_and_trail(run_cli, tmp_path) -> No
 
 def test_sanitize_option_overrides_the_release_params(run_cli, tmp_path) -> None:
     plain = _write(tmp_path)
-    out = tmp_path / "safe.json"
+    out, new_trail = tmp_path / "safe.json", tmp_path / "safe.trail.json"
     # with delta = 7 precondition (3) fails (6 > 7 - 2): the fallback suppresses the chunk
     result = run_cli(
         "sanitize",
@@ -82,6 +84,8 @@ def test_sanitize_option_overrides_the_release_params(run_cli, tmp_path) -> None
         "safe-disassociation",
         "-o",
         out,
+        "--trail-out",
+        new_trail,
         "--max-cluster-size",
         "7",
         "--executor",
@@ -91,7 +95,7 @@ def test_sanitize_option_overrides_the_release_params(run_cli, tmp_path) -> None
     assert result.code == 0, result.err
     safe = read_release(out)
     assert safe.clusters[0].record_chunks == [[["e"], ["e"]]]
-    assert safe.stats["suppressed_chunks"] == 1
+    assert read_trail(new_trail).stats["suppressed_chunks"] == 1
 
 
 def test_sanitize_errors_are_one_sentence_exit_2(run_cli, tmp_path) -> None:

@@ -20,7 +20,7 @@ from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Part
 from .claims import ADVERSARIES, DEFAULT_ADVERSARY, Claim
 from .context import Context
 from .dataset import Dataset
-from .errors import InputError
+from .errors import InputError, line_at
 from .params import Param
 from .release import Release
 from .results import Certificate, Finding
@@ -315,6 +315,11 @@ class Format(Component):
 
     kind = "format"
     extensions: ClassVar[tuple[str, ...]] = ()
+    line_per_record: ClassVar[bool] = False
+    """Every line (ended by LF, or for text formats CR LF or CR) is exactly one
+    record and the file has no header, footer or file-wide setting: any cut
+    after an LF leaves files of the same format whose records, read one after
+    the other, are the file's (:func:`privtool.io.read_dataset_blocks` streams them)."""
 
     def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
         """Parse the whole (decompressed) file. The default decodes UTF-8, naming
@@ -323,7 +328,7 @@ class Format(Component):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
+            line = line_at(data, exc.start)
             raise InputError(f"byte 0x{data[exc.start]:02x} is not UTF-8 text", path=source, line=line) from None
         return self.read(io.StringIO(text, newline=""), source, params)
 

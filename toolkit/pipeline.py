@@ -7,9 +7,10 @@ component chosen for each of its :class:`~privtool.components.Stage` slots
 stage's kind) and the sanitizers, and merges their parameter specs (a parameter
 shared by two stages, such as ``k``, takes one value). :func:`run_method` runs
 them through the context and stamps the release with every parameter used and
-its provenance: privtool's version, the plugins whose components took part (and
-no other, so the bytes do not depend on what else is installed), the input's
-SHA-256 and the seed. The release's claims are those the components declare
+its provenance: privtool's version and the plugins whose components took part
+(and no other, so the bytes do not depend on what else is installed); the
+input's SHA-256, the seed and the counts the release must not publish go to the
+trail (:mod:`privtool.publishable`). The release's claims are those the components declare
 (``Anonymizer.claims``, then each ``Sanitizer.claims`` given the claims before
 it; :func:`declare_claims`). The trail is tied to the release by its SHA-256.
 """
@@ -31,7 +32,9 @@ from .context import Context
 from .dataset import Dataset
 from .errors import InputError, ParameterError, PluginFault
 from .isolation import describe, plugin_of
+from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
+from .publishable import split_stats
 from .registry import Registry
 from .release import json_text, release_from_json
 from .trail import trail_from_json
@@ -160,17 +163,17 @@ def taking_part(
 
 
 def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed: int, producer: Component) -> Outcome:
-    """Fill in provenance, fix the canonical text and tie the trail to it. A
-    release that privtool could not read back (an empty label, an empty
-    sub-record, ...) or a trail it could not write (a value JSON cannot hold) is
-    a fault of its ``producer``'s plugin, and nothing is written."""
+    """Fill in provenance, keep in the trail what the release must not publish
+    (:mod:`privtool.publishable`: the input SHA-256, the seed, every count not
+    recomputable from the content), and tie the trail to the (canonical)
+    release. A release that privtool could not read back (an empty label, an
+    empty sub-record, ...) or a trail it could not write (a value JSON cannot
+    hold) is a fault of its ``producer``'s plugin, and nothing is written."""
     release = outcome.release
-    release.provenance = {
-        "privtool": __version__,
-        "plugins": dict(plugins),
-        "input_sha256": input_sha256,
-        "seed": seed,
-    }
+    release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
+    release.stats, private = split_stats(release, release.stats)
+    outcome.trail.stats = {**outcome.trail.stats, **private}
+    outcome.trail.seed = seed
     label = describe(producer.kind, producer.name)
     obj = release.to_json()
     try:
@@ -193,10 +196,12 @@ def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed:
 def write_outcome(
     outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None
 ) -> None:
-    """Write the stamped release (and, when asked, its trail) atomically, the
-    two as a unit: both files or neither."""
+    """Write the stamped release (and, when asked, its trail) as a unit: both
+    files or neither (:func:`privtool.atomic.write_texts_atomic`). The two must
+    be different files: the trail is private and the release is published."""
     files: list[tuple[str | os.PathLike[str], str]] = [(release_path, outcome.release_text or outcome.release.dumps())]
     if trail_path is not None:
+        check_outputs({"the release": release_path, "the trail": trail_path}, {})
         files.append((trail_path, outcome.trail.dumps()))
     write_texts_atomic(files)
 

@@ -244,7 +244,7 @@ def joint_records(joint: JointCluster, sizes: dict[str, int], joints: dict[str, 
 
 @dataclass
 class SafeSummary:
-    """Counts of one sanitizer run (they go to the release stats)."""
+    """Counts of one sanitizer run (they go to the stats; stamping keeps them in the trail)."""
 
     vulnerable: int = 0
     partial: int = 0
@@ -335,7 +335,8 @@ def safe_disassociate(
         )
         _record(ghosts, summary, notes, result)
     safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
-    safe.stats = _stats(release.stats, summary, before, safe)
+    # earlier runs' counts are in the trail once stamped (privtool.publishable)
+    safe.stats = _stats({**release.stats, **outcome.trail.stats}, summary, before, safe)
     trail = _trail(outcome.trail, variant.name, ghosts, notes, summary, k, m, delta)
     return Outcome(safe, trail)
 

@@ -12,6 +12,7 @@ format, and evidence drawn from the original data is withheld unless
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Console
@@ -87,6 +88,8 @@ def render_terminal(audit: Audit, console: Console) -> None:
     console.print(Text(f"release {audit.release_path} ({audit.release.kind}), SHA-256 {audit.release_sha256}"))
     for note in result.notes:
         console.print(Text(note, style="yellow"))
+    for warning in audit.warnings:
+        console.print(Text(f"WARNING: {warning}", style="bold yellow"))
     print_structure(console, result)
     print_criteria(console, result)
     if result.claims:
@@ -130,9 +133,11 @@ def render_terminal(audit: Audit, console: Console) -> None:
 
 
 def md_escape(text: Any) -> str:
-    """Escape text for a Markdown table cell (no HTML, no pipes, no emphasis)."""
+    """Escape text for Markdown outside code (a table cell, a list item): no
+    HTML, no pipes, no emphasis, strike-through, links or images, no line break."""
     out = str(text)
     for char, repl in (
+        ("\\", "\\\\"),
         ("&", "&amp;"),
         ("<", "&lt;"),
         (">", "&gt;"),
@@ -140,10 +145,34 @@ def md_escape(text: Any) -> str:
         ("*", "\\*"),
         ("_", "\\_"),
         ("`", "\\`"),
+        ("~", "\\~"),
+        ("[", "\\["),
+        ("]", "\\]"),
+        ("\r", " "),
         ("\n", " "),
     ):
         out = out.replace(char, repl)
     return out
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall("`+", text)), default=0)
+
+
+def md_code(text: Any) -> str:
+    """``text`` as a Markdown code span that nothing in it can close: the
+    fence is longer than any run of backticks inside (CommonMark 6.1)."""
+    body = " ".join(str(text).splitlines())
+    fence = "`" * (_longest_backtick_run(body) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def md_block(text: str) -> list[str]:
+    """``text`` as a fenced code block whose fence is longer than any run of
+    backticks inside (CommonMark 4.5), so the text cannot end the block."""
+    fence = "`" * max(3, _longest_backtick_run(text) + 1)
+    return [fence, *text.splitlines(), fence]
 
 
 def _finding_rows(audit: Audit, findings: list[Finding]) -> list[str]:
@@ -164,9 +193,11 @@ def render_markdown(audit: Audit) -> str:
         "",
         f"{md_escape(result.verdict_reason[:1].upper() + result.verdict_reason[1:])}.",
         "",
-        f"Release `{md_escape(audit.release_path)}` ({audit.release.kind}), SHA-256 `{audit.release_sha256}`.",
+        f"Release {md_code(audit.release_path)} ({md_escape(audit.release.kind)}), "
+        f"SHA-256 {md_code(audit.release_sha256)}.",
         "",
         *(f"> {md_escape(note)}" for note in result.notes),
+        *(f"> **WARNING**: {md_escape(warning)}" for warning in audit.warnings),
         "",
         "## Criteria",
         "",
@@ -181,7 +212,7 @@ def render_markdown(audit: Audit) -> str:
     lines += ["", *(f"- {CRITERION_TITLES[c]}: _{q}_" for c, q in CRITERION_QUESTIONS.items()), ""]
     if result.structure:
         lines += ["## Structure", "", "| where | problem |", "|---|---|"]
-        lines += [f"| `{md_escape(p.path)}` | {md_escape(p.problem)} |" for p in result.structure]
+        lines += [f"| {md_code(p.path)} | {md_escape(p.problem)} |" for p in result.structure]
         lines.append("")
     lines += ["## Claims", ""]
     if result.claims:
@@ -232,8 +263,8 @@ def render_markdown(audit: Audit) -> str:
     lines += [
         "## Release",
         "",
-        f"- Format: {audit.release.format}",
-        f"- Input SHA-256 (stated): `{prov.get('input_sha256', 'unknown')}`"
+        f"- Format: {md_escape(audit.release.format)}",
+        f"- Input SHA-256 (stated in the trail): {md_code(audit.assessment.input_sha256 or 'unknown')}"
         + (
             ""
             if audit.input_matches is None
@@ -241,13 +272,13 @@ def render_markdown(audit: Audit) -> str:
         ),
         f"- privtool {audit.privtool_version}; plugins: "
         + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in prov.get("plugins", {}).items()),
-        f"- Seed: {prov.get('seed', 'unknown')}",
+        f"- Seed: {md_escape('unknown (in the trail)' if audit.seed is None else audit.seed)}",
         "- Parameters: "
         + "; ".join(f"{md_escape(k)} {md_escape(evidence_text(v, 80))}" for k, v in audit.release.params.items()),
         "",
     ]
     if audit.reproduce:
-        lines += ["## Reproduce", "", "```", audit.reproduce, "```", ""]
+        lines += ["## Reproduce", "", *md_block(audit.reproduce), ""]
     if any(run.findings for run in result.attacks):
         lines += ["## Appendix: every finding", ""]
         for run in result.attacks:
