@@ -6,7 +6,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
 
 from .context import ProgressTask
 
@@ -18,6 +28,16 @@ class _RichTask:
 
     def advance(self, amount: int = 1) -> None:
         self._progress.advance(self._task_id, amount)
+
+
+class _CountColumn(MofNCompleteColumn):
+    """``done/total`` for a task that counts units; nothing for a stage that never
+    counted any (a bar reading ``0/0`` would suggest no work was done)."""
+
+    def render(self, task: Task) -> Text:
+        if task.fields.get("uncounted"):
+            return Text("")
+        return super().render(task)
 
 
 class RichProgress:
@@ -32,7 +52,7 @@ class RichProgress:
             SpinnerColumn(),
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
-            MofNCompleteColumn(),
+            _CountColumn(),
             TimeElapsedColumn(),
             console=console or Console(stderr=True),
             disable=not enabled,
@@ -48,12 +68,15 @@ class RichProgress:
 
     @contextmanager
     def task(self, description: str, total: int | None) -> Iterator[ProgressTask]:
-        task_id = self._progress.add_task(description, total=total)
+        task_id = self._progress.add_task(description, total=total, uncounted=False)
         try:
             yield _RichTask(self._progress, task_id)
         finally:
             if total is None:
                 done = next(t.completed for t in self._progress.tasks if t.id == task_id)
-                self._progress.update(task_id, total=done)
+                if done:
+                    self._progress.update(task_id, total=done)
+                else:  # a stage that counted nothing: a full bar, no count
+                    self._progress.update(task_id, total=1, completed=1, uncounted=True)
             else:
                 self._progress.update(task_id, completed=total)

@@ -9,9 +9,9 @@ breach, an audit whose verdict is not PASS).
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,16 @@ import click
 
 from ..errors import UserError
 from .common import app, stdout_console
+
+FILES = {
+    "data": "baskets.dat",
+    "plain": "plain.json",
+    "plain_trail": "plain-trail.json",
+    "safe": "safe.json",
+    "safe_trail": "safe-trail.json",
+    "audit": "audit.html",
+}
+"""The tour's files, by the placeholder its commands name them with."""
 
 
 @dataclass(frozen=True)
@@ -29,18 +39,25 @@ class TourSettings:
     records: int
     seed: int
 
-    def path(self, name: str) -> Path:
-        return self.directory / name
+    def arguments(self, command: str) -> list[str]:
+        """The words of *command* with its placeholders filled in: ``{records}``,
+        ``{seed}`` and one per file of :data:`FILES` (each a path in the folder).
+
+        The template is split into words before filling in, so a folder with
+        spaces stays one argument."""
+        values = {"records": self.records, "seed": self.seed}
+        values.update({key: self.directory / name for key, name in FILES.items()})
+        return [word.format_map(values) for word in shlex.split(command)]
 
 
 @dataclass(frozen=True)
 class Step:
     """One step of the tour: a title, one sentence of explanation, and the
-    ``privtool`` arguments it runs."""
+    ``privtool`` command it runs (a template for :meth:`TourSettings.arguments`)."""
 
     title: str
     explanation: str
-    arguments: Callable[[TourSettings], list[str]]
+    command: str
     accepted: tuple[int, ...] = (0,)
     """Exit codes that are a normal outcome (an attack that finds a breach exits 1)."""
 
@@ -50,151 +67,58 @@ STEPS: list[Step] = [
         "Make some data",
         "privtool synth writes synthetic shopping baskets "
         "(IBM-Quest style, with popular items and itemsets that go together).",
-        lambda s: [
-            "synth",
-            "--records",
-            str(s.records),
-            "--items",
-            "500",
-            "--avg-size",
-            "6",
-            "--max-size",
-            "40",
-            "--size-distribution",
-            "lognormal",
-            "--seed",
-            str(s.seed),
-            "--quiet",
-            "-o",
-            str(s.path("baskets.dat")),
-        ],
+        "synth --records {records} --items 500 --avg-size 6 --max-size 40 --size-distribution lognormal "
+        "--seed {seed} --quiet -o {data}",
     ),
     Step(
         "Look at it",
         "privtool stats counts records and items, shows how many items records hold and which items are most common.",
-        lambda s: ["stats", str(s.path("baskets.dat")), "--top", "5"],
+        "stats {data} --top 5",
     ),
     Step(
         "Disassociate it",
         "Disassociation (Terrovitis et al.) clusters the records and splits each cluster into chunks in which every "
         "itemset of up to m=2 items occurs at least k=5 times; the private trail says which record went where.",
-        lambda s: [
-            "anonymize",
-            str(s.path("baskets.dat")),
-            "--method",
-            "disassociation",
-            "--k",
-            "5",
-            "--m",
-            "2",
-            "-o",
-            str(s.path("plain.json")),
-            "--trail",
-            str(s.path("plain-trail.json")),
-            "--quiet",
-        ],
+        "anonymize {data} --method disassociation --k 5 --m 2 -o {plain} --trail {plain_trail} --quiet",
     ),
     Step(
         "Measure what was lost",
         "Utility metrics compare the release with the original: terms lost to term chunks, top-K itemset deviation, "
         "relative error of pair supports, and how many chunks have the cover problem (PEM).",
-        lambda s: [
-            "metrics",
-            str(s.path("plain.json")),
-            "--original",
-            str(s.path("baskets.dat")),
-            "--trail",
-            str(s.path("plain-trail.json")),
-            "--samples",
-            "3",
-            "--quiet",
-        ],
+        "metrics {plain} --original {data} --trail {plain_trail} --samples 3 --quiet",
     ),
     Step(
         "Attack it",
         "An adversary who knows 2 items of a person tries to single them out; the cover problem (Awad et al.) can "
         "link items to a person with certainty. The plain release claims k^m-anonymity, not cover-freedom, so "
         "those links are risks (no claim covers them); a finding that refuted a claim would be a breach, exit 1.",
-        lambda s: [
-            "attack",
-            str(s.path("plain.json")),
-            "--original",
-            str(s.path("baskets.dat")),
-            "--targets",
-            "300",
-            "--max-rows",
-            "5",
-            "--quiet",
-        ],
+        "attack {plain} --original {data} --targets 300 --max-rows 5 --quiet",
         accepted=(0, 1),
     ),
     Step(
         "Make it safe",
         "Safe disassociation removes the cover problem by partial suppression and ghost sub-records; only the trail "
         "knows the ghosts.",
-        lambda s: [
-            "sanitize",
-            str(s.path("plain.json")),
-            "--sanitizer",
-            "safe-disassociation",
-            "--trail",
-            str(s.path("plain-trail.json")),
-            "-o",
-            str(s.path("safe.json")),
-            "--trail-out",
-            str(s.path("safe-trail.json")),
-            "--quiet",
-        ],
+        "sanitize {plain} --sanitizer safe-disassociation --trail {plain_trail} -o {safe} --trail-out {safe_trail} "
+        "--quiet",
     ),
     Step(
         "Prove it",
         "privtool verify trusts nothing the anonymiser says: OR-Tools certificates (or a witness) for every "
         "guarantee, checked against the original and the trail.",
-        lambda s: [
-            "verify",
-            str(s.path("safe.json")),
-            "--original",
-            str(s.path("baskets.dat")),
-            "--trail",
-            str(s.path("safe-trail.json")),
-            "--quiet",
-        ],
+        "verify {safe} --original {data} --trail {safe_trail} --quiet",
     ),
     Step(
         "Attack it again",
         "The same attacks on the safe release.",
-        lambda s: [
-            "attack",
-            str(s.path("safe.json")),
-            "--original",
-            str(s.path("baskets.dat")),
-            "--targets",
-            "300",
-            "--max-rows",
-            "5",
-            "--quiet",
-        ],
+        "attack {safe} --original {data} --targets 300 --max-rows 5 --quiet",
         accepted=(0, 1),
     ),
     Step(
         "Write the compliance report",
         "privtool audit puts it together for a privacy officer: a verdict, one section per WP29 criterion, the "
         "certificates, attack findings, metrics and provenance, as one self-contained HTML file.",
-        lambda s: [
-            "audit",
-            str(s.path("safe.json")),
-            "--original",
-            str(s.path("baskets.dat")),
-            "--trail",
-            str(s.path("safe-trail.json")),
-            "--format",
-            "html",
-            "-o",
-            str(s.path("audit.html")),
-            "--targets",
-            "300",
-            "--quiet",
-        ],
+        "audit {safe} --original {data} --trail {safe_trail} --format html -o {audit} --targets 300 --quiet",
         accepted=(0, 1),
     ),
 ]
@@ -227,7 +151,7 @@ def command(ctx: click.Context, directory: str | None, records: int, seed: int) 
     plugin_flags = [word for name in app(ctx).blocked for word in ("-p", f"no:{name}")]
     console = stdout_console()
     for number, step in enumerate(STEPS, start=1):
-        arguments = step.arguments(settings)
+        arguments = settings.arguments(step.command)
         console.rule(f"[bold]Step {number} of {len(STEPS)}: {step.title}")
         console.print(step.explanation)
         console.print(f"[bold]$ privtool {' '.join(arguments)}", highlight=False, soft_wrap=True)
@@ -239,7 +163,7 @@ def command(ctx: click.Context, directory: str | None, records: int, seed: int) 
                 f"tour step {number} ({step.title}) failed with exit code {code}; see the error above."
             )
     console.rule("[bold]Done")
-    report = folder / "audit.html"
+    report = folder / FILES["audit"]
     if report.is_file():
         console.print(
             f"[bold]The compliance report is {report}[/] (open it in a browser).", highlight=False, soft_wrap=True
