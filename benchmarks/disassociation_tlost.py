@@ -1,13 +1,13 @@
-"""tlost of disassociation for k = 2..6 (m = 2) under the four horizontal
-partitioners, with and without REFINE (issue 3, reproduction of the strategies
-paper's Figures 3-5).
+"""tlost of disassociation for k = 2..6 (m = 2) under the horizontal
+partitioners (by default the four of the strategies paper), with and without
+REFINE (issue 3, reproduction of the strategies paper's Figures 3-5).
 
 Usage (from the repository root)::
 
     .venv/bin/python benchmarks/disassociation_tlost.py \\
         [--data bms-webview-1=../shared/data/bms-webview-1.dat.gz,...] \\
         [--ks 2,3,4,5,6] [--max-cluster-size 30] [--refine both|no|yes] \\
-        [--out docs/results/disassociation-tlost]
+        [--partitioners horpart,adding,...] [--out docs/results/disassociation-tlost]
 
 Every run is the real method (``run_method``: partitioner, VERPART, REFINE,
 release building) in this process with the serial executor; tlost is the
@@ -33,8 +33,10 @@ SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 DEFAULT_DATA = f"bms-webview-1={SHARED / 'bms-webview-1.dat.gz'},bms-webview-2={SHARED / 'bms-webview-2.dat.gz'}"
 PARTITIONERS = ("horpart", "adding", "remaining-list", "suppression")
 LABELS = {
-    "horpart": "original (horpart)",
+    "horpart": "original, abandon rule (horpart)",
+    "horpart-literal": "HORPART as printed (horpart-literal)",
     "adding": "adding",
+    "adding-skip-sibling": "adding, skip the sibling",
     "remaining-list": "remaining list",
     "suppression": "suppression",
 }
@@ -95,7 +97,7 @@ def plot(rows: list[dict], prefix: str) -> None:
     for ax, (d, metric, refine) in zip(axes.flat, panels, strict=False):
         sub = [r for r in rows if r["data"] == d and r["refine"] == refine]
         ks = sorted({r["k"] for r in sub})
-        parts = [p for p in PARTITIONERS if any(r["partitioner"] == p for r in sub)]
+        parts = list(dict.fromkeys(r["partitioner"] for r in sub))
         width = 0.8 / len(parts)
         for j, p in enumerate(parts):
             values = [next(r[metric] for r in sub if r["k"] == k and r["partitioner"] == p) for k in ks]

@@ -6,6 +6,9 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/generalization.py [--ks 2,3,5,10,25,30] [--repeat 1] \
         [--plot docs/results/generalization]
     .venv/bin/python benchmarks/generalization.py --random 300   # lgr vs partition on random data
+    .venv/bin/python benchmarks/generalization.py --methods lgr:m=1,lgr:m=2 --ks 3,5,10,25,30
+
+A method is ``NAME`` or ``NAME:m=M`` (``lgr`` under k^m-anonymity).
 
 
 Each run times the anonymizer call (reading the hierarchy, the algorithm, and
@@ -56,14 +59,13 @@ def main() -> None:
     rows = []
     for k in (int(x) for x in args.ks.split(",")):
         for method in args.methods.split(","):
+            name, _, options = method.partition(":")
+            params = {"k": k, "hierarchy": hierarchy, "hierarchy_format": "auto", "gain": args.gain}
+            params.update((key, int(value)) for key, value in (o.split("=") for o in options.split(";") if o))
             walls, cpus = [], []
             for _ in range(args.repeat):
                 wall, cpu = time.perf_counter(), time.process_time()
-                outcome = registry.get("anonymizer", method).anonymize(
-                    dataset,
-                    {"k": k, "hierarchy": hierarchy, "hierarchy_format": "auto", "gain": args.gain},
-                    Context(seed=0),
-                )
+                outcome = registry.get("anonymizer", name).anonymize(dataset, params, Context(seed=0))
                 walls.append(time.perf_counter() - wall)
                 cpus.append(time.process_time() - cpu)
             stats = outcome.release.stats
@@ -125,7 +127,7 @@ def plot(rows: list[dict], prefix: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax_ncp, ax_time) = plt.subplots(1, 2, figsize=(10, 4))
-    for method, marker in (("partition", "o"), ("lgr", "s")):
+    for method, marker in zip(dict.fromkeys(r["method"] for r in rows), "osD^v", strict=False):
         points = [r for r in rows if r["method"] == method]
         ks = [r["k"] for r in points]
         ax_ncp.plot(ks, [r["ncp_percent"] for r in points], marker=marker, label=f"privtool {method}")

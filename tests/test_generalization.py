@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from pathlib import Path
@@ -16,6 +17,7 @@ from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.hierarchy import Hierarchy
+from privtool.pipeline import run_method
 from privtool.release import read_release
 from privtool.trail import Trail
 
@@ -70,9 +72,11 @@ def write_edges(path: Path, edges: list[tuple[str, str]]) -> Path:
     return path
 
 
-def run(registry, method: str, records: list[list[str]], hierarchy: Path, k: int, gain: str = "leaves"):
+def run(registry, method: str, records: list[list[str]], hierarchy: Path, k: int, gain: str = "leaves", m=None):
     anonymizer = registry.get("anonymizer", method)
     params = {"k": k, "hierarchy": str(hierarchy), "hierarchy_format": "auto", "gain": gain}
+    if method == "lgr":
+        params["m"] = m
     return anonymizer.anonymize(Dataset.from_records(records), params, Context(seed=0))
 
 
@@ -109,13 +113,53 @@ def test_he_naughton_example(registry, tmp_path: Path, method: str, gain: str) -
     assert values["ncp_published"] == pytest.approx(2.5 / 15)
 
 
+def test_equal_gains_tie_to_the_first_node_in_preorder(registry, tmp_path: Path) -> None:
+    """Integer ties (issue 19 item 3). 10 leaves: A over a1..a3, B over b1, b2,
+    C over c1..c5. In the partition {A, B} of all four records the gains are
+    equal: A has 4 occurrences x 3 leaves, B 6 x 2, both 12 / 10. Summed in
+    floating point, B's 0.4 + 0.2 + 0.2 + 0.4 came out above A's 4 x 0.3 and B
+    was expanded; the
+    documented rule (first in preorder) expands A: {a2} takes r1, r3 (and gives
+    r0, the donor of least gain and lowest position, to the leftover with r2);
+    then B fails in both groups."""
+    edges = [
+        (leaf, parent)
+        for parent, n, p in (("A", 3, "a"), ("B", 2, "b"), ("C", 5, "c"))
+        for leaf in [f"{p}{i}" for i in range(1, n + 1)]
+    ] + [("A", "ALL"), ("B", "ALL"), ("C", "ALL")]
+    records = [["a2", "b1", "b2"], ["a2", "b2"], ["a1", "b2"], ["a2", "b1", "b2"]]
+    hier = Hierarchy.from_edges([(c, p, 0) for c, p in edges])
+    occ = [leaf for r in records for leaf in r]
+    assert sum(hier.ncp_units[hier.node_id("A")] for x in occ if x < "b") == 12
+    assert sum(hier.ncp_units[hier.node_id("B")] for x in occ if x >= "b") == 12
+    # what the floating-point sums per record, then per partition, saw
+    assert 0.3 + 0.3 + 0.3 + 0.3 < (0.2 + 0.2) + 0.2 + 0.2 + (0.2 + 0.2)
+    outcome = run(registry, "partition", records, write_edges(tmp_path / "h.csv", edges), 2)
+    assert [sorted(r) for r in published_by_input(outcome)] == [["A", "B"], ["B", "a2"], ["A", "B"], ["B", "a2"]]
+    assert outcome.release.stats["ncp"] == pytest.approx(18 / 100)
+
+
 def is_strictly_k_anonymous(records: list[list[str]], k: int) -> bool:
     return all(n >= k for n in Counter(tuple(sorted(r)) for r in records).values())
 
 
+def is_km_anonymous(records: list[list[str]], k: int, m: int) -> bool:
+    """Brute force: every set of at most m labels of a record is in at least k records."""
+    sets = [set(r) for r in records]
+    return all(
+        sum(1 for other in sets if set(labels) <= other) >= k
+        for record in sets
+        for size in range(1, m + 1)
+        for labels in itertools.combinations(sorted(record), size)
+    )
+
+
 def test_lgr_table1_example(registry, tmp_path: Path) -> None:
-    """The LGR paper's own Table 1 output is not 2-anonymous; ours is, and its NCP is not above Partition's."""
+    """The LGR paper's own Table 1 output is not 2-anonymous but exactly
+    2^1-anonymous (every label in at least 2 records; {T, i} is in one); ours
+    is 2-anonymous, and its NCP is not above Partition's."""
     assert not is_strictly_k_anonymous(LGR_PAPER_OUTPUT, 2)
+    assert is_km_anonymous(LGR_PAPER_OUTPUT, 2, 1) and not is_km_anonymous(LGR_PAPER_OUTPUT, 2, 2)
     hierarchy = write_edges(tmp_path / "t.csv", LGR_EDGES)
     partition = run(registry, "partition", LGR_RECORDS, hierarchy, 2)
     lgr = run(registry, "lgr", LGR_RECORDS, hierarchy, 2)
@@ -126,6 +170,34 @@ def test_lgr_table1_example(registry, tmp_path: Path) -> None:
     # what this project's implementation gives (docs/algorithms/lgr.md quotes it)
     assert [sorted(r) for r in published_by_input(lgr)] == EXPECTED_TABLE1
     assert lgr.release.stats["ncp"] == pytest.approx(EXPECTED_TABLE1_NCP)
+
+
+# lgr --m on Table 1 (k = 2; docs/algorithms/lgr.md quotes both): with m = 1 every
+# label is in at least 2 records, like the paper's output, at NCP 53/11 / 23;
+# with m = 2 only record 1 moves, {T} -> {P} ({P} is in records 1, 2, 5).
+EXPECTED_TABLE1_M1 = [
+    ["K", "P", "d"],
+    ["P", "f", "g"],
+    ["M", "d", "f"],
+    ["K", "M", "d", "f"],
+    ["K", "P", "f", "g"],
+    ["T", "e"],
+    ["e"],
+    ["T"],
+]
+EXPECTED_TABLE1_M2 = [["P"], ["P", "f", "g"], ["K", "M", "f"], ["K", "M", "f"], ["P", "f", "g"], ["T"], ["T"], ["T"]]
+
+
+@pytest.mark.parametrize(("m", "expected", "units"), [(1, EXPECTED_TABLE1_M1, 53), (2, EXPECTED_TABLE1_M2, 87)])
+def test_lgr_km_table1_example(registry, tmp_path: Path, m: int, expected: list[list[str]], units: int) -> None:
+    outcome = run(registry, "lgr", LGR_RECORDS, write_edges(tmp_path / "t.csv", LGR_EDGES), 2, m=m)
+    assert [sorted(r) for r in published_by_input(outcome)] == expected
+    assert is_km_anonymous(outcome.release.records, 2, m)
+    assert outcome.release.stats["ncp"] == pytest.approx(units / 11 / 23)
+    # the release claims k^m-anonymity, not k-anonymity
+    params = {"k": 2, "m": m, "hierarchy": str(tmp_path / "t.csv"), "hierarchy_format": "auto"}
+    release = run_method(registry, Dataset.from_records(LGR_RECORDS), "lgr", params, Context(seed=0)).release
+    assert [(c.model, c.params) for c in release.claims] == [("km-anonymity", {"k": 2, "m": m})]
 
 
 def test_lgr_publishes_shared_items_below_a_failed_node(registry, tmp_path: Path) -> None:
@@ -174,13 +246,17 @@ def test_random_properties(registry, tmp_path_factory, case, gain: str) -> None:
     graph.add_node("I0")
     leaves_total = sum(1 for n in graph.nodes if graph.out_degree(n) == 0)
     ncps = {}
-    for method in ("partition", "lgr"):
-        outcome = run(registry, method, records, path, k, gain)
+    for method, m in (("partition", None), ("lgr", None), ("lgr", 1), ("lgr", 2)):
+        outcome = run(registry, method, records, path, k, gain, m)
         published = published_by_input(outcome)
         # no record dropped, every published record occurs at least k times
+        # (with m: every set of at most m published labels is in at least k records)
         assert len(outcome.release.records) == len(records) == len(published)
         assert Counter(map(tuple, outcome.release.records)) == Counter(map(tuple, published))
-        assert is_strictly_k_anonymous(outcome.release.records, k)
+        if m is None:
+            assert is_strictly_k_anonymous(outcome.release.records, k)
+        else:
+            assert is_km_anonymous(outcome.release.records, k, m)
         # brute force: each original item is published as its deepest covering
         # node (partition: its only one, a cut), and every published node is
         # the deepest cover of at least one original item
@@ -199,8 +275,9 @@ def test_random_properties(registry, tmp_path_factory, case, gain: str) -> None:
         expected = cost / sum(len(r) for r in records)
         assert outcome.release.stats["ncp"] == pytest.approx(expected)
         assert metric(registry, outcome, records)["ncp"] == pytest.approx(expected)
-        ncps[method] = expected
-    assert ncps["lgr"] <= ncps["partition"] + 1e-12
+        ncps[method, m] = expected
+    for m in (None, 1, 2):
+        assert ncps["lgr", m] <= ncps["partition", None] + 1e-12
 
 
 def test_cli_anonymize_and_metric(run_cli, registry, tmp_path: Path) -> None:

@@ -103,7 +103,8 @@ def test_a_disabled_plugin_is_gone_everywhere() -> None:
 
 
 def test_stage_choice_outside_the_registry_is_refused_with_the_choices() -> None:
-    with pytest.raises(Exception, match="--partitioner must be one of adding, horpart, remaining-list, suppression"):
+    choices = "adding, adding-skip-sibling, horpart, horpart-literal, remaining-list, suppression"
+    with pytest.raises(Exception, match=f"--partitioner must be one of {choices}, not 'balanced'"):
         method_chain(load_registry(), "disassociation", (), {"partitioner": "balanced"})
 
 

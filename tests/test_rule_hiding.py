@@ -20,8 +20,9 @@ from privtool.claims import Claim
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import InputError, MissingEvidence, ParameterError
+from privtool.errors import InputError, MissingEvidence, NoSolution, ParameterError
 from privtool.hiding import hide
+from privtool.io import read_dataset
 from privtool.mining import Rule, Thresholds, association_rules, frequent_itemsets, min_support_count, rule_id
 from privtool.params import resolve
 from privtool.release import FORMAT_V1, read_release
@@ -378,3 +379,56 @@ def test_trail_removals_rebuild_the_owner_file_and_reject_a_foreign_trail() -> N
         apply_trail_removals(table1(), [[1, "a"]])  # record 1 holds no a
     with pytest.raises(InputError, match=r"removed_items\[0\]"):
         apply_trail_removals(table1(), [[99, "a"]])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(instance=hiding_instances(), hint=st.sampled_from(["mfi-relevance", "fhsar", "mdsrrc"]))
+def test_exact_never_returns_more_removals_than_its_hint(registry, instance, hint) -> None:
+    """With no time to search (deterministic limit 0) ``exact`` returns its
+    hint's solution; with time, never more removals than the hint."""
+    records, min_support, conf, sensitive = instance
+    dataset = Dataset.from_records([sorted(r) for r in records])
+    heuristic = len(run_sanitizer(registry, hint, dataset, sensitive, min_support, conf).trail.removed_items)
+    cut = run_sanitizer(registry, "exact", dataset, sensitive, min_support, conf, hint=hint, deterministic_time=0)
+    notes = cut.trail.notes
+    assert notes["hint_removals"] == heuristic
+    assert notes["removal_source"] == f"hint ({hint})" and notes["removal_status"] == "UNKNOWN"
+    assert len(cut.trail.removed_items) == notes["removals"] == heuristic
+    full = run_sanitizer(registry, "exact", dataset, sensitive, min_support, conf, hint=hint, time_limit=10)
+    assert full.trail.notes["removal_optimal"] and len(full.trail.removed_items) <= heuristic
+
+
+def test_exact_without_a_solution_or_a_hint_says_so(registry) -> None:
+    with pytest.raises(NoSolution, match="no --hint"):
+        run_sanitizer(registry, "exact", table1(), [Rule.of("a", "b")], 0.375, 0.6, hint="none", deterministic_time=0)
+
+
+DOCUMENTED_ORTOOLS = "9.15.6755"
+
+
+@pytest.mark.slow
+def test_exact_deterministic_limit_reproduces_its_documented_row(registry, shared_data) -> None:
+    """docs/results/rule-hiding.md, "A deterministic limit reproduces": the
+    mushroom sample of 1,000 records (compare's --sample, seed 0), 5 rules at
+    MST 0.4 / MCT 0.8, deterministic limit 3 (one worker): 177 removals, bound
+    147, hint 178, in every run. The documented figures hold for the OR-Tools
+    release they were made with; with another the two runs must still agree."""
+    import ortools
+
+    from privtool.cli.compare import sample_records
+
+    sample = sample_records(read_dataset(registry, shared_data / "mushroom.dat.gz"), 1000, 0)
+    options = {"sensitive": 5, "min_support": 0.4, "min_confidence": 0.8, "second_objective": False}
+    limits = {"deterministic_time": 3, "time_limit": 1200}
+    runs = [hide(registry, sample, "exact", {**options, **limits}, Context(seed=0)).trail for _ in range(2)]
+    keys = ("removals", "removal_bound", "hint_removals", "removal_source")
+    assert [{key: trail.notes[key] for key in keys} for trail in runs] == [
+        {key: runs[0].notes[key] for key in keys}
+    ] * 2
+    assert runs[0].removed_items == runs[1].removed_items
+    if ortools.__version__ == DOCUMENTED_ORTOOLS:
+        assert (runs[0].notes["removals"], runs[0].notes["removal_bound"], runs[0].notes["hint_removals"]) == (
+            177,
+            147,
+            178,
+        )

@@ -103,3 +103,18 @@ def bitsets(owners: np.ndarray, members: np.ndarray, n_owners: int, n_members: i
         bit = np.left_shift(np.uint64(1), (members[order] & 63).astype(np.uint64))
         out.reshape(-1)[key[starts]] = np.bitwise_or.reduceat(bit, starts)
     return out
+
+
+def int_bincount(index: np.ndarray, weights: np.ndarray, minlength: int = 0) -> np.ndarray:
+    """``np.bincount(index, weights)`` of integer weights, summed exactly as int64.
+
+    ``np.bincount`` adds weights in float64, which is exact while every partial
+    sum stays below 2**53; that is checked, and ``np.add.at`` on int64 (slower)
+    is used otherwise.
+    """
+    weights = np.asarray(weights, dtype=np.int64)
+    if len(weights) == 0 or int(np.abs(weights).max()) * len(weights) < 2**53:
+        return np.bincount(index, weights=weights, minlength=minlength).astype(np.int64)
+    out = np.zeros(max(minlength, int(index.max()) + 1), dtype=np.int64)
+    np.add.at(out, index, weights)
+    return out

@@ -138,7 +138,9 @@ class Hierarchy:
             below = table[d] >= 0
             table[d - 1, below] = self.parent[table[d, below]]
         self.ancestor_at = table
-        self.ncp = np.where(leaf_count > 1, leaf_count / max(self.n_leaves, 1), 0.0)
+        # NCP in units of 1 / n_leaves: exact integers, for sums and ties
+        self.ncp_units = np.where(leaf_count > 1, leaf_count, 0).astype(np.int64)
+        self.ncp = self.ncp_units / max(self.n_leaves, 1)
 
     @property
     def n_nodes(self) -> int:

@@ -3,8 +3,8 @@ strategies of the strategies paper (Sustainability 15:7447, 2023).
 
 Registers, as a plugin like any other:
 
-* partitioners ``horpart``, ``suppression``, ``adding``, ``remaining-list``
-  (:mod:`.horpart`);
+* partitioners ``horpart``, ``horpart-literal``, ``suppression``, ``adding``,
+  ``adding-skip-sibling``, ``remaining-list`` (:mod:`.horpart`);
 * the vertical chunker ``verpart`` (:mod:`.verpart`);
 * the refiner ``refine`` (:mod:`.refine`);
 * the anonymizer ``disassociation``: a chain of registered stages, each chosen
@@ -51,12 +51,14 @@ MAX_CLUSTER_SIZE = Param(
 )
 
 _SUMMARIES = {
-    "horpart": (
-        "HORPART as published: recursive split on the most frequent unused term; "
-        "a split leaving fewer than k records on a side is abandoned"
-    ),
+    "horpart": "HORPART with the strategies paper's abandon rule (its section 4): a split leaving fewer than k "
+    "records on a side is abandoned",
+    "horpart-literal": "Terrovitis et al.'s HORPART as printed: every split on the most frequent unused term is "
+    "made, no k check (clusters may have fewer than k records)",
     "suppression": "HORPART that suppresses parts smaller than k (strategies paper, Algorithm 2)",
     "adding": "HORPART that adds parts smaller than k to the next part on the queue (strategies paper, Algorithm 3)",
+    "adding-skip-sibling": "adding, reading Algorithm 3's 'second cluster in Q' as the part waiting after the small "
+    "part's own sibling",
     "remaining-list": "HORPART that re-partitions the parts smaller than k together (strategies paper, Algorithm 4)",
 }
 
@@ -68,7 +70,7 @@ def check_sizes(k: int, max_cluster_size: int) -> None:
 
 
 class StrategyPartitioner(Partitioner):
-    """One of the four horizontal partitioners (see :mod:`.horpart`)."""
+    """One of the horizontal partitioners of :data:`.horpart.STRATEGIES` (see :mod:`.horpart`)."""
 
     params = (K, MAX_CLUSTER_SIZE)
 

@@ -1,17 +1,25 @@
-"""Horizontal partitioning: HORPART and the three small-cluster strategies.
+"""Horizontal partitioning: HORPART and the small-cluster strategies.
 
-Sources: Terrovitis et al., PVLDB 2012, Algorithm HORPART (transcribed in
+Sources: Terrovitis et al., PVLDB 2012, Algorithm HORPART (as transcribed in
 ``papers/disassociation-horpart-verpart-refine.txt`` §3.1) and the strategies
 paper (``papers/disassociation-horizontal-strategies.txt``, Algorithms 1-4,
 §4-5). Every variant is the same depth-first split loop; they differ only in
 what happens to a part with fewer than k records:
 
-* ``horpart`` (the original as the strategies paper describes it, §4): a split
-  leaving a side with fewer than k records is abandoned and the undivided
-  cluster is returned;
+* ``horpart`` (the *abandon* rule: the original algorithm as the strategies
+  paper describes and runs it, §4, Tables 5-6): a split leaving a side with
+  fewer than k records is abandoned and the undivided part is a cluster;
+* ``horpart-literal`` (Terrovitis's Algorithm HORPART as printed, which has no
+  k in it): every split is made; a part with fewer than k records is a cluster
+  of its own;
 * ``suppression`` (Algorithm 2): the small part is suppressed;
 * ``adding`` (Algorithm 3): the small part joins the next part waiting on the
-  queue (which is split later), or the last saved cluster when none waits;
+  queue (which is split later), or the last saved cluster when none waits. A
+  part carved off with its term (processed first) has its own remainder, its
+  sibling, as the next part on the queue;
+* ``adding-skip-sibling`` (another reading of Algorithm 3, line 8, "the second
+  cluster in Q"): a part carved off with its term skips its sibling and joins
+  the part waiting after it;
 * ``remaining-list`` (Algorithm 4, reconstructed from the prose): small parts
   go to a list that is partitioned again, from scratch, once the queue is empty;
   a list smaller than k (or one that a round could not shrink) joins the last
@@ -39,7 +47,9 @@ import numpy as np
 from privtool.components import Partitioning
 from privtool.dataset import Dataset
 
-STRATEGIES = ("horpart", "suppression", "adding", "remaining-list")
+STRATEGIES = ("horpart", "horpart-literal", "suppression", "adding", "adding-skip-sibling", "remaining-list")
+KEEP_SMALL = ("horpart", "horpart-literal")
+"""Strategies that publish a part with fewer than k records as a cluster."""
 
 
 class _Part:
@@ -138,8 +148,12 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
     Two shortcuts give the loop's result without walking it: once the most
     frequent term of a part has support below k, HORPART abandons every further
     split and ADDING adds every carved part straight back (it is the next part on
-    the stack), so the part is final as it is; SUPPRESSION and REMAINING-LIST
-    dispose of such a carved part at once instead of pushing it.
+    the stack), so the part is final as it is; the other strategies dispose of
+    such a carved part at once instead of pushing it (HORPART-LITERAL saves it,
+    ADDING-SKIP-SIBLING adds it to the part waiting under its sibling).
+    ``notes["low_support_records"]`` counts the records of the parts made final
+    by the first shortcut (more than ``max_cluster_size`` records, most
+    frequent unused term below k): on those parts HORPART and ADDING agree.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}")
@@ -153,7 +167,9 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
     stack = [split.part(root, (), dataset.supports.astype(np.int64))]
 
     def dispose_small(rows: np.ndarray) -> None:
-        if strategy == "suppression":
+        if strategy == "horpart-literal":
+            saved.append(rows)
+        elif strategy == "suppression":
             suppressed.append(rows)
         elif strategy == "remaining-list":
             remaining.append(rows)
@@ -168,6 +184,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
         else:
             saved.append(rows)
 
+    low_support = 0
     while stack:
         part = stack.pop()
         final = True
@@ -181,6 +198,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
                 part.ignore = (*part.ignore, term)
                 continue
             if strategy in ("horpart", "adding") and support < k:
+                low_support += part.size
                 break
             if strategy == "horpart" and part.size - support < k:
                 break
@@ -194,7 +212,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
             break
         if final:
             rows = split.rows(part)
-            if len(rows) >= k or strategy == "horpart":
+            if len(rows) >= k or strategy in KEEP_SMALL:
                 saved.append(rows)
             else:
                 dispose_small(rows)
@@ -211,5 +229,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
                 saved.append(rest)
     clusters = [np.sort(rows) for rows in saved]
     gone = np.sort(np.concatenate(suppressed)) if suppressed else np.zeros(0, dtype=np.int64)
-    notes = {"remaining_list_rounds": rounds} if strategy == "remaining-list" else {}
+    notes: dict[str, int] = {"remaining_list_rounds": rounds} if strategy == "remaining-list" else {}
+    if strategy in ("horpart", "adding"):
+        notes["low_support_records"] = low_support
     return Partitioning(clusters=clusters, suppressed=gone, notes=notes)

@@ -4,7 +4,9 @@ generalisation through a hierarchy, as a ``generalized`` release.
 ``partition`` is He & Naughton's top-down algorithm (:mod:`.topdown`); ``lgr``
 adds LGR's bottom-up reallocation (:mod:`.reallocation`). Both publish every
 record: each original item is replaced by the node of the record's cut that
-covers it, and every published record occurs at least k times. Records with no
+covers it, and every published record occurs at least k times, except with
+``lgr --m M``, whose reallocation keeps the release k^m-anonymous instead
+(:mod:`.km_reallocation`). Records with no
 items (possible in some files) are published as empty records when there are at
 least k of them, and suppressed (counted in the stats and the trail) otherwise.
 
@@ -30,6 +32,8 @@ from privtool.params import K, Param
 from privtool.release import Release
 from privtool.trail import Trail
 
+from .km_reallocation import reallocate_km
+from .ncp import mean_ncp
 from .reallocation import reallocate
 from .topdown import TopDownResult, top_down
 
@@ -60,7 +64,7 @@ def check_exact_forms(part: np.ndarray, gen: np.ndarray, occ_row: np.ndarray) ->
 class _LocalGeneralization(Anonymizer):
     """Shared flow: hierarchy, top-down phase, optional reallocation, release."""
 
-    params = (K, HIERARCHY, HIERARCHY_FORMAT, GAIN)
+    params: ClassVar[tuple[Param, ...]] = (K, HIERARCHY, HIERARCHY_FORMAT, GAIN)
     reallocates: ClassVar[bool] = False
 
     def claims(self, params: dict[str, Any]) -> list[Claim]:
@@ -81,8 +85,12 @@ class _LocalGeneralization(Anonymizer):
             result = top_down(hier, dataset.indptr, occ_leaf, k, params["gain"])
         notes: dict[str, Any] = {"rounds": result.rounds}
         if self.reallocates:
+            m = params.get("m")
             with ctx.stage(f"{self.name}: bottom-up reallocation", None):
-                result, moved = reallocate(hier, dataset.indptr, occ_leaf, k, result)
+                if m is None:
+                    result, moved = reallocate(hier, dataset.indptr, occ_leaf, k, result)
+                else:
+                    result, moved = reallocate_km(hier, dataset.indptr, occ_leaf, k, m, result)
             notes.update(moved)
         check_exact_forms(result.part, result.gen, dataset.record_of_occurrence)
         return self._outcome(dataset, hier, result, k, notes)
@@ -115,7 +123,7 @@ class _LocalGeneralization(Anonymizer):
         records = [group_labels[forms[p]] for p in part.tolist() if p in forms]
         suppressed = [] if publish_empty else empty.tolist()
         published_occ = sum(len(r) for r in records)
-        ncp_value = float(hier.ncp[gen].mean()) if len(gen) else 0.0
+        ncp_value = mean_ncp(hier, gen)
         release = Release(
             kind="generalized",
             records=records,
@@ -155,5 +163,27 @@ class Partition(_LocalGeneralization):
 
 class Lgr(_LocalGeneralization):
     name = "lgr"
-    summary = "LGR: Partition plus bottom-up reallocation of rolled-back records (strict k-anonymity)"
+    summary = (
+        "LGR: Partition plus bottom-up reallocation of rolled-back records (strict k-anonymity, "
+        "or k^m-anonymity with --m)"
+    )
+    params = (
+        *_LocalGeneralization.params,
+        Param(
+            "m",
+            int,
+            None,
+            "reallocate under k^m-anonymity (every set of at most m published labels in at least k records) "
+            "instead of whole-record k-anonymity (unset)",
+            min=1,
+        ),
+    )
     reallocates = True
+
+    def claims(self, params: dict[str, Any]) -> list[Claim]:
+        """Strict k-anonymity, or with ``m`` k^m-anonymity only: the
+        reallocation then keeps every set of at most m published labels in at
+        least k records, which is what an adversary who knows m items meets."""
+        if params.get("m") is None:
+            return super().claims(params)
+        return [Claim("km-anonymity", {"k": params["k"], "m": params["m"]})]

@@ -29,12 +29,18 @@ from privtool.release import Release
 from privtool.trail import Trail
 
 
+def mean_ncp(hier: Hierarchy, nodes: np.ndarray) -> float:
+    """Mean NCP of ``nodes`` (0 for none), summed exactly in integer units of
+    1 / |leaves| and divided once."""
+    if len(nodes) == 0:
+        return 0.0
+    return int(hier.ncp_units[nodes].sum()) / (max(hier.n_leaves, 1) * len(nodes))
+
+
 def published_ncp(hier: Hierarchy, records: list[list[str]]) -> float:
     """Mean NCP over the published labels of ``records`` (0 when there are none)."""
     labels = [label for record in records for label in record]
-    if not labels:
-        return 0.0
-    return float(np.mean(hier.ncp[[hier.node_id(label) for label in labels]]))
+    return mean_ncp(hier, np.array([hier.node_id(label) for label in labels], dtype=np.int64))
 
 
 def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
@@ -61,8 +67,9 @@ def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
             f"input record {record} holds item {original.labels[original.items[bad]]!r}, "
             "which no node of its published record covers"
         )
+    # occurrences of suppressed records count in the denominator, charged nothing
     total = original.n_occurrences
-    return float(hier.ncp[cover].sum() / total) if total else 0.0
+    return int(hier.ncp_units[cover].sum()) / (max(hier.n_leaves, 1) * total) if total else 0.0
 
 
 class Ncp(Metric):

@@ -41,12 +41,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, pair_key, rank_in_runs, run_starts, split_pair_key, unique_int
+from privtool.arrays import (
+    concat_ranges,
+    int_bincount,
+    pair_key,
+    rank_in_runs,
+    run_starts,
+    split_pair_key,
+    unique_int,
+)
 from privtool.hierarchy import Hierarchy
 
 from .topdown import TopDownResult
-
-_EPS = 1e-12
 
 
 def _form_codes(n_nodes: int) -> np.ndarray:
@@ -59,7 +65,7 @@ def _form_codes(n_nodes: int) -> np.ndarray:
 
 
 @dataclass
-class _Candidates:
+class Candidates:
     """Per candidate split ``(group, d)``: its node ``n`` and class sizes and savings."""
 
     group: np.ndarray
@@ -71,7 +77,7 @@ class _Candidates:
     s_b: np.ndarray
 
 
-class _Reallocation:
+class Reallocation:
     """Rows' groups (``part``), occurrences' published nodes (``gen``), group
     sizes and form hashes; :meth:`run` refines until no split remains."""
 
@@ -114,7 +120,7 @@ class _Reallocation:
         self.size = np.bincount(self.part[placed], minlength=len(forms)).astype(np.int64)
 
     # ------------------------------------------------------------ candidates
-    def _candidates(self) -> tuple[_Candidates, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _candidates(self) -> tuple[Candidates, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every split of every active group, and per (row, d) pair its group
         key, class (A or B) and saving."""
         hier = self.hier
@@ -126,7 +132,8 @@ class _Reallocation:
         span = (hier.depth[leaf] - hier.depth[above]).astype(np.int64)
         rep = np.repeat(np.arange(len(occ)), span)
         node = hier.ancestor_at[concat_ranges(hier.depth[above] + 1, span), leaf[rep]]
-        keep = hier.ncp[above[rep]] - hier.ncp[node] > _EPS
+        units = hier.ncp_units
+        keep = units[above[rep]] > units[node]
         rep, node = rep[keep], node[keep]
         # items of a row published as n (its total), and under d (its count)
         rn_keys, rn_count = np.unique(pair_key(row, above), return_counts=True)
@@ -135,22 +142,23 @@ class _Reallocation:
         pair_above = above[rep[rd_first]]
         total = rn_count[np.searchsorted(rn_keys, pair_key(pair_row, pair_above))]
         is_a = rd_count == total
-        saving = rd_count * (hier.ncp[pair_above] - hier.ncp[pair_node])
+        # savings in exact integer units of 1 / |leaves| (Hierarchy.ncp_units)
+        saving = rd_count * (units[pair_above] - units[pair_node])
         pair_group = self.part[pair_row]
         gd_keys, gd_first, gd_inv = np.unique(pair_key(pair_group, pair_node), return_index=True, return_inverse=True)
         n = len(gd_keys)
-        cands = _Candidates(
+        cands = Candidates(
             group=pair_group[gd_first],
             node=pair_node[gd_first],
             above=pair_above[gd_first],
             n_a=np.bincount(gd_inv, weights=is_a, minlength=n).astype(np.int64),
             n_b=np.bincount(gd_inv, weights=~is_a, minlength=n).astype(np.int64),
-            s_a=np.bincount(gd_inv, weights=np.where(is_a, saving, 0.0), minlength=n),
-            s_b=np.bincount(gd_inv, weights=np.where(is_a, 0.0, saving), minlength=n),
+            s_a=int_bincount(gd_inv, np.where(is_a, saving, 0), n),
+            s_b=int_bincount(gd_inv, np.where(is_a, 0, saving), n),
         )
         return cands, gd_inv, pair_row, is_a, saving
 
-    def _choose(self, c: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _choose(self, c: Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per group with a feasible split: the candidate index and which
         classes open (bool A, bool B), largest estimated saving first."""
         k = self.k
@@ -160,19 +168,21 @@ class _Reallocation:
         best_b = np.zeros(len(c.group), dtype=bool)
         for open_a, open_b in ((True, False), (False, True), (True, True)):
             n_open = np.where(open_a, c.n_a, 0) + np.where(open_b, c.n_b, 0)
-            s_open = np.where(open_a, c.s_a, 0.0) + np.where(open_b, c.s_b, 0.0)
+            s_open = np.where(open_a, c.s_a, 0) + np.where(open_b, c.s_b, 0)
             ok = ((c.n_a >= k) | (not open_a)) & ((c.n_b >= k) | (not open_b))
             stay = size - n_open
             deficit = np.where((stay > 0) & (stay < k), k - stay, 0)
             excess = np.where(open_a, c.n_a - k, 0) + np.where(open_b, c.n_b - k, 0)
             ok &= excess >= deficit
-            # donors give back about the average saving each (the exact ones are picked on apply)
-            score = np.where(ok, s_open * (1.0 - deficit / np.maximum(n_open, 1)), -np.inf)
-            better = score > best_score + _EPS
+            # donors give back about the average saving each (the exact ones are
+            # picked on apply); one division of exact integers, so equal
+            # estimates are equal floats and ties go by the rule below
+            score = np.where(ok, s_open * (n_open - deficit) / np.maximum(n_open, 1), -np.inf)
+            better = score > best_score
             best_score = np.where(better, score, best_score)
             best_a = np.where(better, open_a, best_a)
             best_b = np.where(better, open_b, best_b)
-        feasible = best_score > _EPS
+        feasible = best_score > 0
         idx = np.flatnonzero(feasible)
         # the best candidate of each group: ties to the smaller node id
         idx = idx[np.lexsort((c.node[idx], -best_score[idx], c.group[idx]))]
@@ -182,7 +192,7 @@ class _Reallocation:
     # ------------------------------------------------------------ apply
     def _apply(
         self,
-        c: _Candidates,
+        c: Candidates,
         chosen: np.ndarray,
         open_a: np.ndarray,
         open_b: np.ndarray,
@@ -190,9 +200,10 @@ class _Reallocation:
         pair_row: np.ndarray,
         is_a: np.ndarray,
         saving: np.ndarray,
+        balance: bool = True,
     ) -> None:
-        """Move the opened classes of every chosen split, minus the donors that
-        keep what stays at 0 or at least k."""
+        """Move the opened classes of every chosen split, minus (with
+        ``balance``) the donors that keep what stays at 0 or at least k."""
         k = self.k
         slot = np.full(len(c.group), -1, dtype=np.int64)
         slot[chosen] = np.arange(len(chosen))
@@ -205,7 +216,7 @@ class _Reallocation:
         cls = 2 * s + np.where(a, 0, 1)
         cls_size = np.bincount(cls, minlength=2 * len(chosen))
         stay = self.size[c.group[chosen]] - np.bincount(s, minlength=len(chosen))
-        deficit = np.where((stay > 0) & (stay < k), k - stay, 0)
+        deficit = np.where((stay > 0) & (stay < k) & balance, k - stay, 0)
         give = np.zeros(len(rows), dtype=bool)
         if deficit.any():
             # donor candidates: the (size - k) least-saving rows of each class,
@@ -259,6 +270,6 @@ def reallocate(
 ) -> tuple[TopDownResult, dict]:
     """Refine a top-down result item by item (module docstring); returns the
     new result and counts of what moved."""
-    state = _Reallocation(hier, indptr, occ_leaf, k, top)
+    state = Reallocation(hier, indptr, occ_leaf, k, top)
     state.run()
     return TopDownResult(state.part, state.gen, top.rounds), state.stats

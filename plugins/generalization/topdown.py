@@ -2,15 +2,22 @@
 
 Every record starts generalised to the root; a partition is a set of records
 that share one generalised form, its hierarchy *cut*. Each step picks, in every
-partition, the cut node with the largest NCP gain ("Max Global Info Gain",
-§4.2: the exact gain NCP(node) - NCP(child) summed over the item occurrences
-under the node), expands it, distributes the records into one bucket per
+partition, the cut node with the largest gain ("Max Global Info Gain", §4.2),
+expands it, distributes the records into one bucket per
 non-empty set of children they use, and balances: buckets below k go to a
 leftover; a leftover below k takes the records of least gain from buckets above
 k (never taking a donor below k), or, when those do not suffice, the whole
 bucket of least total gain. The leftover keeps the parent cut and marks the
 expanded node as tried; it may still expand its other cut nodes. A partition is
 final when every cut node is a leaf or tried.
+
+The gain is summed over the item occurrences under the node, by one of two
+rules (``gain_rule``): ``leaves`` (the default, as the public Partition code:
+NCP(node) per occurrence) or ``exact`` (the paper's loss before minus after:
+NCP(node) - NCP(child covering the occurrence)). Gains are summed exactly, as
+integers in units of 1 / |leaves| (:attr:`privtool.hierarchy.Hierarchy.ncp_units`),
+so equal gains are equal and ties follow the rule below, not floating-point
+rounding.
 
 Implementation: all partitions advance together, one expansion each per round,
 with numpy arrays over item occurrences (``gen``: the cut node covering each
@@ -28,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import rank_in_runs, run_starts
+from privtool.arrays import int_bincount, rank_in_runs, run_starts
 from privtool.hierarchy import Hierarchy
 
 _BITS = 63
@@ -61,7 +68,7 @@ def top_down(
     tried = np.zeros(len(occ_leaf), dtype=bool)
     part = np.where(sizes > 0, 0, -1).astype(np.int64)
     n_parts = 1
-    ncp, depth, is_leaf = hier.ncp, hier.depth, hier.is_leaf
+    units, depth, is_leaf = hier.ncp_units, hier.depth, hier.is_leaf
     act = np.flatnonzero(part[occ_row] >= 0)  # occurrences of active partitions, row order
     rounds = 0
     while len(act):
@@ -72,7 +79,7 @@ def top_down(
         cand = ~tried[act] & ~is_leaf[g]
         leaf = occ_leaf[act]
         child = hier.ancestor_at[np.minimum(depth[g] + 1, hier.max_depth), leaf]
-        gain = np.where(cand, ncp[g] - ncp[child], 0.0) if gain_rule == "exact" else np.where(cand, ncp[g], 0.0)
+        gain = np.where(cand, units[g] - units[child] if gain_rule == "exact" else units[g], 0)
         # --- pick_node. Within a row the occurrences are sorted by leaf, so the
         # cut nodes form runs in preorder, and the j-th run of every row of a
         # partition is the same cut node: gains add up per (partition, slot j).
@@ -88,11 +95,12 @@ def top_down(
         compact = np.cumsum(active_parts) - 1
         cell = compact[p[run_pos]] * n_slots + slot
         n_cells = int(active_parts.sum()) * n_slots
-        total = np.bincount(cell, weights=np.bincount(run_id, weights=gain, minlength=len(run_pos)), minlength=n_cells)
+        total = int_bincount(cell, int_bincount(run_id, gain, len(run_pos)), n_cells)
         is_cand = np.bincount(cell, weights=cand[run_pos], minlength=n_cells) > 0
-        total = np.where(is_cand, total, -np.inf).reshape(-1, n_slots)
+        # gains are >= 0: -1 marks a slot without a candidate; argmax takes the first best slot
+        total = np.where(is_cand, total, -1).reshape(-1, n_slots)
         best_slot = np.argmax(total, axis=1)
-        has_cand = np.isfinite(total[np.arange(len(best_slot)), best_slot])
+        has_cand = total[np.arange(len(best_slot)), best_slot] >= 0
         # the node of the chosen slot, read off the first row of each partition
         slot_node = np.full(n_cells, -1, dtype=np.int64)
         slot_node[cell] = g[run_pos]
@@ -126,7 +134,7 @@ def top_down(
         np.bitwise_or.at(
             keys, (row_local, rank // _BITS), np.left_shift(np.uint64(1), (rank % _BITS).astype(np.uint64))
         )
-        row_gain = np.bincount(row_local, weights=gain[exp], minlength=len(brow))
+        row_gain = int_bincount(row_local, gain[exp], len(brow))
         if n_words == 1:
             _, key_rank = np.unique(keys[:, 0], return_inverse=True)
         else:
@@ -197,7 +205,7 @@ def _fill_leftovers(
     # the others merge their successful bucket of least total gain
     short = (need > 0) & ~enough
     if short.any():
-        bucket_gain = np.bincount(bucket, weights=row_gain, minlength=len(count))
+        bucket_gain = int_bincount(bucket, row_gain, len(count))
         cands = np.flatnonzero(short[owner] & (count >= k))
         cands = cands[np.lexsort((cands, count[cands], bucket_gain[cands], owner[cands]))]
         chosen = cands[run_starts(owner[cands])]

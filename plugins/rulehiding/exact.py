@@ -15,17 +15,23 @@ deletions never raise ``s(X)``, either way ``s(XY) <= s_D(XY) - min(N_sup, N_con
 (ALGORITHM-NOTES 2.2) holds; it is added as a cut, which gives the solver a
 useful lower bound.
 
-Stage 1 minimises the removals. Stage 2 fixes the removals at the stage-1 value
-(or at most it, when stage 1 was cut by the time limit) and minimises the number
-of non-sensitive rules of R(D) that are no longer strong; only the rules whose
-counts involve a variable are modelled (the others cannot be lost). Each stage
-has ``time_limit`` seconds; the notes in the trail say whether each was proved
-optimal.
+Stage 1 minimises the removals. The ``hint`` heuristic's solution is feasible,
+so it is given to CP-SAT as a complete hint, its removal count bounds the
+objective, and it is the result whenever CP-SAT finds nothing better within its
+limits: ``exact`` never returns more removals than its hint. Stage 2 fixes the
+removals at the stage-1 value (or at most it, when stage 1 was cut by a limit)
+and minimises the number of non-sensitive rules of R(D) that are no longer
+strong; only the rules whose counts involve a variable are modelled (the others
+cannot be lost). Each stage has ``time_limit`` wall seconds and, when given,
+``deterministic_time`` (CP-SAT's deterministic time: with one worker a limited
+run is then reproducible); the notes in the trail say whether each stage was
+proved optimal, what bound was proved and where the removals came from.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 from privtool.context import Context
@@ -90,11 +96,12 @@ class _Model:
                 fixed += 1
         return fixed + sum(terms), bool(terms)
 
-    def hint(self, removed: dict[int, set[int]]) -> None:
+    def hint(self, removed: dict[int, set[int]]) -> dict[tuple[int, int], int]:
         """Hint a complete solution given as removed items per record: the keep
         literals (permuted within groups of identical records to satisfy
         :meth:`break_symmetry`), every AND literal and every disjunct, so that
-        CP-SAT can take it as its first solution without search."""
+        CP-SAT can take it as its first solution without search. Returns the
+        hinted keep values (the same number of removals)."""
         values = {key: int(key[1] not in removed.get(key[0], ())) for key in self.keep}
         for members in self.identical_groups():
             record_items = [i for i in self.workspace.dataset.record(members[0]).tolist() if i in self.items]
@@ -116,6 +123,7 @@ class _Model:
             sx = sum(all(values.get((t, i), 1) for i in rule.x) for t in self.workspace.original_rows(rule.x).tolist())
             self.model.add_hint(by_support, int(sxy <= thresholds.min_support - 1))
             self.model.add_hint(by_confidence, int(q * sxy - p * sx <= -1))
+        return values
 
     def removed(self) -> Any:
         return sum(1 - var for var in self.keep.values())
@@ -140,19 +148,59 @@ class _Model:
         return added
 
 
+def _removals(keep_values: dict[tuple[int, int], int]) -> int:
+    return sum(1 - value for value in keep_values.values())
+
+
+def _bound(value: float) -> int | None:
+    """CP-SAT's proven lower bound on the removals, None when it has none."""
+    return round(value) if math.isfinite(value) else None
+
+
+def solver_for(params: dict[str, Any], seed: int) -> Any:
+    """A CP-SAT solver with the run's limits: ``time_limit`` wall seconds and,
+    when given, ``deterministic_time`` (CP-SAT's deterministic time, which makes
+    a limited run with one worker reproducible); one search worker unless
+    ``solver_workers`` says otherwise."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(params["time_limit"])
+    if params.get("deterministic_time") is not None:
+        solver.parameters.max_deterministic_time = float(params["deterministic_time"])
+    solver.parameters.num_workers = int(params["solver_workers"])
+    solver.parameters.linearization_level = 2
+    solver.parameters.random_seed = seed & 0x7FFFFFFF
+    return solver
+
+
+def limits_text(params: dict[str, Any]) -> str:
+    text = f"--time-limit {params['time_limit']} s"
+    if params.get("deterministic_time") is not None:
+        text += f" / --deterministic-time {params['deterministic_time']}"
+    return text
+
+
 class Exact(RuleHidingSanitizer):
     name = "exact"
     summary = "the optimum: fewest removed occurrences, then fewest lost rules, by OR-Tools CP-SAT (small data)"
     params = (
         *COMMON_PARAMS,
-        Param("time_limit", float, 60.0, "seconds for each of the two solver stages", min=0.1),
+        Param("time_limit", float, 60.0, "wall-clock seconds for each of the two solver stages", min=0.1),
+        Param(
+            "deterministic_time",
+            float,
+            None,
+            "CP-SAT deterministic time limit for each stage (with one worker the result is then reproducible)",
+            min=0.0,
+        ),
         Param("second_objective", bool, True, "after the fewest removals, minimise the lost non-sensitive rules"),
         Param("solver_workers", int, 1, "CP-SAT search workers (1 is deterministic)", min=1),
         Param(
             "hint",
             str,
             "mfi-relevance",
-            "heuristic whose solution starts the search (none: no start)",
+            "heuristic whose solution starts the search and stands if CP-SAT finds nothing better (none: no start)",
             choices=("none", *HEURISTICS),
         ),
     )
@@ -175,38 +223,56 @@ class Exact(RuleHidingSanitizer):
             model.add_bool_or([by_support, by_confidence])
             m.disjuncts.append((by_support, by_confidence))
         symmetry = m.break_symmetry()
-        if params["hint"] != "none":
-            start = Workspace(workspace.dataset, workspace.rules, thresholds)
-            HEURISTICS[params["hint"]]().hide(start, {}, ctx)
-            m.hint(start.removed)
         removed = m.removed()
+        start = self._start(m, params, ctx)
+        if start is not None:
+            # the heuristic's solution is feasible: no optimum removes more
+            model.add(removed <= _removals(start))
         model.minimize(removed)
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = float(params["time_limit"])
-        solver.parameters.num_workers = int(params["solver_workers"])
-        solver.parameters.linearization_level = 2
-        solver.parameters.random_seed = ctx.seed & 0x7FFFFFFF
+        solver = solver_for(params, ctx.seed)
         status = solver.solve(model)
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise NoSolution(
-                f"exact found no solution within --time-limit {params['time_limit']} s "
-                f"({solver.status_name(status)}); raise it or use a heuristic sanitizer."
-            )
+        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         notes: dict[str, Any] = {
             "variables": len(m.keep),
             "symmetry_constraints": symmetry,
             "removal_status": solver.status_name(status),
             "removal_optimal": status == cp_model.OPTIMAL,
-            "removals": round(solver.objective_value),
-            "removal_bound": round(solver.best_objective_bound),
+            "removal_bound": _bound(solver.best_objective_bound),
         }
-        keep_values = {key: solver.value(var) for key, var in m.keep.items()}
+        if start is not None:
+            notes["hint_removals"] = _removals(start)
+        if found and (start is None or round(solver.objective_value) <= _removals(start)):
+            keep_values = {key: solver.value(var) for key, var in m.keep.items()}
+            notes["removal_source"] = "solver"
+        elif start is not None:
+            # CP-SAT found nothing within its limits: the heuristic's solution stands
+            keep_values = start
+            notes["removal_source"] = f"hint ({params['hint']})"
+        else:
+            raise NoSolution(
+                f"exact found no solution within {limits_text(params)} ({solver.status_name(status)}) "
+                "and has no --hint; raise the limit, give a --hint or use a heuristic sanitizer."
+            )
+        notes["removals"] = _removals(keep_values)
         if params["second_objective"]:
             keep_values = self._fewest_lost(m, solver, status, keep_values, params, notes)
         for (t, item), value in sorted(keep_values.items()):
             if not value:
                 workspace.remove(t, item)
         return notes
+
+    @staticmethod
+    def _start(m: _Model, params: dict[str, Any], ctx: Context) -> dict[tuple[int, int], int] | None:
+        """The keep values of the hint heuristic's solution, hinted to CP-SAT
+        (None without a hint)."""
+        if params["hint"] == "none":
+            return None
+        workspace = m.workspace
+        start = Workspace(workspace.dataset, workspace.rules, workspace.thresholds)
+        HEURISTICS[params["hint"]]().hide(start, {}, ctx)
+        if start.strong_rules():
+            raise RuntimeError(f"the --hint heuristic {params['hint']!r} left a sensitive rule strong")
+        return m.hint(start.removed)
 
     @staticmethod
     def _fewest_lost(
@@ -235,13 +301,12 @@ class Exact(RuleHidingSanitizer):
         notes["modelled_rules"] = len(lost)
         model.minimize(sum(lost))
         model.clear_hints()
-        for key, var in m.keep.items():
-            model.add_hint(var, keep_values[key])
-        second = cp_model.CpSolver()
-        second.parameters.max_time_in_seconds = float(params["time_limit"])
-        second.parameters.num_workers = int(params["solver_workers"])
-        second.parameters.linearization_level = 2
-        second.parameters.random_seed = solver.parameters.random_seed
+        removed_items: dict[int, set[int]] = {}
+        for (t, item), value in keep_values.items():
+            if not value:
+                removed_items.setdefault(t, set()).add(item)
+        m.hint(removed_items)
+        second = solver_for(params, solver.parameters.random_seed)
         status2 = second.solve(model)
         notes["lost_status"] = second.status_name(status2)
         if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -1,23 +1,33 @@
 """``fhsar``: Weng, Chen & Lo, "A novel algorithm for completely hiding sensitive
 association rules" (ISDA 2008), as verified in ALGORITHM-NOTES 2.3.
 
-Every transaction ``t`` that fully supports a strong sensitive rule gets the
+Every transaction ``t`` that fully supports a strong sensitive rule has the
 weight ``w(t) = MIC / 2^(|t| - 1)``, where MIC is the largest number, over the
 items of ``t``, of the strong sensitive rules supported by ``t`` that contain the
-item. The transaction of largest weight loses its max-count item; the rule
-counts are updated exactly; the transaction goes back with its new weight while
-it still supports a strong sensitive rule. Ties [choice]: the weight compares as
-``log2 MIC - (|t| - 1)``; equal weights go to the lower record position; equal
-counts to the item first in label order. Weights only fall while rules get
-hidden, so a lazy heap (re-weigh on pop) gives the same order as recomputing
-every weight after every step. Should a removal raise the confidence of a hidden
-rule back over the threshold, the heap is rebuilt and the loop goes on.
+item. At every step the transaction of largest weight, with every weight as
+defined on the current data, loses its max-count item, and the rule counts are
+updated exactly; the loop ends when no sensitive rule is strong. Ties [choice]:
+equal weights (compared exactly, as rationals) go to the lower record position;
+equal counts to the item first in label order.
+
+Implementation: a lazy max-heap, provably the same choice as recomputing every
+weight at every step. Invariant: every transaction of positive weight has an
+entry whose key is at least its current weight. A removal from ``t`` changes
+the items of ``t`` only, so only two things can raise a weight: ``t`` itself
+(it got shorter), and a rule becoming strong again (a removal from ``X`` of a
+rule in a record without ``Y`` raises its confidence), which raises the weights
+of the records that support that rule. After each removal ``t`` and the
+supporters of every rule that became strong are pushed with their new weights,
+so the invariant holds. Hiding a rule only lowers weights. A popped entry is
+re-weighed: if its key is above the current weight it goes back with the
+current weight; otherwise its (weight, position) is the exact maximum of every
+transaction's current (weight, -position), because every other transaction has
+an entry at least as large. docs/algorithms/rule-hiding.md, "fhsar".
 """
 
 from __future__ import annotations
 
 import heapq
-import math
 from typing import Any
 
 from privtool.context import Context
@@ -26,8 +36,9 @@ from .base import RuleHidingSanitizer
 from .workspace import Workspace
 
 
-def _weigh(workspace: Workspace, record: int, strong: list[int]) -> tuple[float, int] | None:
-    """``(-log2 w(t), victim)`` of ``record``, or None when it supports no strong rule."""
+def weigh(workspace: Workspace, record: int, strong: list[int]) -> tuple[int, int, int] | None:
+    """``(MIC, |t|, victim)`` of ``record`` now, or None when it supports no
+    strong rule; the weight is ``MIC / 2^(|t| - 1)``."""
     items = workspace.items_of(record)
     counts: dict[int, int] = {}
     for index in strong:
@@ -38,7 +49,7 @@ def _weigh(workspace: Workspace, record: int, strong: list[int]) -> tuple[float,
     if not counts:
         return None
     victim = min(counts, key=lambda item: (-counts[item], item))
-    return (len(items) - 1) - math.log2(counts[victim]), victim
+    return counts[victim], len(items), victim
 
 
 class Fhsar(RuleHidingSanitizer):
@@ -48,26 +59,40 @@ class Fhsar(RuleHidingSanitizer):
     )
 
     def hide(self, workspace: Workspace, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        rebuilds = 0
-        while strong := workspace.strong_rules():
-            rebuilds += 1
-            heap: list[tuple[float, int]] = []
-            candidates = sorted({int(t) for i in strong for t in workspace.rows_with(workspace.rules[i].xy)})
-            for record in candidates:
-                weighed = _weigh(workspace, record, strong)
-                if weighed is not None:
-                    heapq.heappush(heap, (weighed[0], record))
-            while heap and strong:
-                key, record = heapq.heappop(heap)
-                weighed = _weigh(workspace, record, strong)
-                if weighed is None:
-                    continue
-                if weighed[0] > key:
-                    heapq.heappush(heap, (weighed[0], record))
-                    continue
-                workspace.remove(record, weighed[1])
-                strong = workspace.strong_rules()
-                again = _weigh(workspace, record, strong)
-                if again is not None:
-                    heapq.heappush(heap, (again[0], record))
-        return {"heap_builds": rebuilds}
+        # weights MIC / 2^(|t|-1) compared exactly as the integers MIC * 2^(longest - |t|)
+        longest = int(workspace.dataset.sizes.max(initial=0))
+        strong = workspace.strong_rules()
+        heap: list[tuple[int, int]] = []
+
+        def push(record: int) -> None:
+            weighed = weigh(workspace, record, strong)
+            if weighed is not None:
+                mic, size, _ = weighed
+                heapq.heappush(heap, (-(mic << (longest - size)), record))
+
+        def push_supporters(indices: list[int]) -> None:
+            for record in sorted({int(t) for i in indices for t in workspace.rows_with(workspace.rules[i].xy)}):
+                push(record)
+
+        push_supporters(strong)
+        reweighed = reemerged = 0
+        while strong:
+            key, record = heapq.heappop(heap)
+            weighed = weigh(workspace, record, strong)
+            if weighed is None:
+                continue
+            mic, size, victim = weighed
+            current = -(mic << (longest - size))
+            if current > key:
+                reweighed += 1
+                heapq.heappush(heap, (current, record))
+                continue
+            workspace.remove(record, victim)
+            before = set(strong)
+            strong = workspace.strong_rules()
+            emerged = [i for i in strong if i not in before]
+            push(record)
+            if emerged:
+                reemerged += len(emerged)
+                push_supporters(emerged)
+        return {"reweighed": reweighed, "reemerged_rules": reemerged}

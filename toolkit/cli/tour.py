@@ -45,7 +45,7 @@ class TourSettings:
 
         The template is split into words before filling in, so a folder with
         spaces stays one argument."""
-        values = {"records": self.records, "seed": self.seed}
+        values: dict[str, object] = {"records": self.records, "seed": self.seed}
         values.update({key: self.directory / name for key, name in FILES.items()})
         return [word.format_map(values) for word in shlex.split(command)]
 
