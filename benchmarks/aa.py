@@ -88,7 +88,7 @@ def main() -> None:
                 "peak_mb": round(max(r["peak_mb"] for r in runs), 1),
                 "ncp_percent": round(ncp["ncp_percent"], 4),
                 "smallest_itemset_support": smallest_support(release.records, m),
-                "published_nodes": release.stats["published_nodes"],
+                "published_nodes": trail.stats["published_nodes"],
                 "repairs": {key: v for key, v in trail.notes.items() if key.startswith("generalisations_")},
             }
             if (k, m) == (PUBLIC_AA["k"], PUBLIC_AA["m"]):

@@ -80,7 +80,8 @@ def attack_row(
     registry, dataset, label: str, method: str, options: dict, sanitizers: tuple, targets: int | None, ctx: Context
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    release = run_method(registry, dataset, method, options, ctx, sanitizers).release
+    outcome = run_method(registry, dataset, method, options, ctx, sanitizers)
+    release = outcome.release
     anonymize_s = time.perf_counter() - started
     names = ["linkage"] + (["cover-linkage"] if release.kind == "disassociated" else [])
     started = time.perf_counter()
@@ -95,8 +96,8 @@ def attack_row(
         "release": label,
         "kind": release.kind,
         "records_published": release.stats.get("records_published"),
-        "suppressed_records": release.stats.get("suppressed_records", 0),
-        "ghost_records": release.stats.get("ghost_records", 0),
+        "suppressed_records": outcome.trail.stats.get("suppressed_records", release.stats.get("suppressed_records", 0)),
+        "ghost_records": outcome.trail.stats.get("ghost_records", 0),
         **{
             key: summary[key]
             for key in (

@@ -57,7 +57,7 @@ def speed(method: str, data: str, sensitive: int) -> None:
     print(
         f"{name}, {sensitive} rules, {method}: read {read:.2f} s; choosing the rules (mining) {mining[0]:.2f} s wall, "
         f"{mining[1]:.2f} s CPU; hiding them {hiding[0]:.2f} s wall, {hiding[1]:.2f} s CPU; "
-        f"removed {outcome.release.stats['removed_item_occurrences']} occurrences"
+        f"removed {outcome.trail.stats['removed_item_occurrences']} occurrences"
     )
 
 

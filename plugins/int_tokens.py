@@ -8,7 +8,8 @@ place in the run, and ``np.add.reduceat`` sums each run. The file is cut at line
 ends into blocks of about :data:`BLOCK_BYTES`, so temporary arrays stay a small
 multiple of one block whatever the file size.
 
-Whitespace is space, tab, CR and LF; lines end at LF (so CRLF files work). A
+Whitespace is space, tab, CR and LF; lines end at LF, CRLF or a lone CR, as in
+every text format (:func:`unify_line_ends` turns the last two into LF first). A
 token is ``-?[0-9]{1,18}`` (but not ``-0``); anything else raises an :class:`InputError` naming
 the line and the offending token.
 """
@@ -44,10 +45,19 @@ def count_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+def unify_line_ends(data: bytes) -> bytes:
+    """``data`` with every CRLF and lone CR turned into LF (a copy only when the
+    data holds a CR)."""
+    if b"\r" not in data:
+        return data
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
 def tokenize(data: bytes, source: str, allow_negative: bool = True) -> IntTokens:
     """All integer tokens of ``data``; see the module docstring for the grammar.
     Without ``allow_negative`` a ``-`` sign is an error too. The error names the
     first offending token of the file."""
+    data = unify_line_ends(data)
     values: list[np.ndarray] = []
     lines: list[np.ndarray] = []
     start, first_line = 0, 0

@@ -59,16 +59,17 @@ def km_chunk(draw, st, items: list[str], k: int) -> list[list[str]]:
     return rows
 
 
-def disassociated_releases(st):
+def disassociated_releases(st, min_m: int = 1):
     """A hypothesis strategy of small k^m-anonymous disassociated releases
     (record chunks, term chunks, sometimes a joint cluster with a shared chunk),
-    with ``max_cluster_size`` sometimes tight enough for the fallback."""
+    with ``max_cluster_size`` sometimes tight enough for the fallback, and
+    ``m`` from ``min_m`` to 3."""
     from privtool.release import JointCluster
 
     @st.composite
     def build(draw):
         k = draw(st.integers(2, 3))
-        m = draw(st.integers(1, 3))
+        m = draw(st.integers(min_m, 3))
         pool = [f"i{n}" for n in range(14)]
         used = 0
         clusters = []

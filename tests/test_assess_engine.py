@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import pytest
 
 from privtool.assess import ATTACK, AUDIT, VERIFY, assess
-from privtool.claims import Claim
+from privtool.claims import ADVERSARIES, Claim
 from privtool.components import Attack, ClaimModel, Evidence, Verifier
 from privtool.context import Context
 from privtool.hookspecs import hookimpl
@@ -33,13 +33,15 @@ class Toy(ClaimModel):
 
 
 class ToyProof(Verifier):
-    """Answers as ``release.params["mode"]`` says."""
+    """Answers as ``release.params["mode"]`` says, for claims against either
+    adversary."""
 
     name = "toy-proof"
     summary = "proves toy as told"
     params = (Param("k", int, None, min=2),)
     applies_to: ClassVar[tuple[str, ...]] = ("sanitized",)
     proves: ClassVar[tuple[str, ...]] = ("toy",)
+    adversaries: ClassVar[tuple[str, ...]] = ADVERSARIES
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         mode = release.params["mode"]
@@ -198,3 +200,13 @@ def test_zero_units_prove_nothing_but_do_not_block_the_other_verifier(registry) 
     assert claim_evidence(held) == "proved by disassociation-guarantee (1 units); nothing to check for km-anonymity"
     empty = assess(registry, Release("disassociated", claims=claim), Evidence(), Context(), VERIFY)
     assert empty.claims[0].status == "unverified" and empty.verdict == "INCOMPLETE"
+
+
+def test_a_verifier_proves_claims_only_against_the_adversaries_it_declares(registry, monkeypatch) -> None:
+    """A verifier that models the consistent-reconstruction adversary only leaves
+    a claim made against the algorithm-aware adversary unverified, never proved."""
+    monkeypatch.setattr(ToyProof, "adversaries", ("consistent-reconstruction",))
+    strong = assess(registry, toy_release("holds", "algorithm-aware"), Evidence(), Context(), VERIFY)
+    assert strong.claims[0].status == "unverified" and strong.verdict == "INCOMPLETE"
+    weak = assess(registry, toy_release("holds"), Evidence(), Context(), VERIFY)
+    assert weak.claims[0].status == "holds" and weak.verdict == "PASS"

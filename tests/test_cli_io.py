@@ -280,11 +280,11 @@ def test_every_command_reading_data_takes_its_format_options(run_cli, tmp_path: 
         "-q",
     )
     assert made.code == 0, made.err
-    assert json.loads(release.read_text())["stats"]["item_occurrences_in"] == 24
+    assert json.loads(trail.read_text())["stats"]["item_occurrences_in"] == 24  # private: in the trail
     common = ["--original", data, "--trail", trail, "--executor", "serial"]
     verified = run_cli("verify", release, *common, "--delimiter", ";", "--json")
     assert verified.code == 0, verified.out
-    assert json.loads(verified.out)["original_sha256"] == json.loads(release.read_text())["provenance"]["input_sha256"]
+    assert json.loads(verified.out)["original_sha256"] == json.loads(trail.read_text())["input_sha256"]
     assert run_cli("verify", release, *common, "--json").code == 1  # read as "1;2" items: not the input
     metrics = run_cli("metrics", release, *common, "--delimiter", ";", "--json")
     assert metrics.code == 0, metrics.err

@@ -327,7 +327,7 @@ def test_release_properties(records: list[list[str]], config: tuple[str, int, in
     refined = run_method(registry, ds, "disassociation", {**options, "refiner": "refine"}, Context())
     for outcome in (plain, refined):
         check_release(outcome.release, outcome.trail, [list(set(r)) for r in records], k, m)
-    before, after = tlost(plain.release, ds, k), tlost(refined.release, ds, k)
+    before, after = tlost(plain.release, ds, k, plain.trail), tlost(refined.release, ds, k, refined.trail)
     assert after["tlost_occurrences"] <= before["tlost_occurrences"]
     assert after["tlost_terms"] <= before["tlost_terms"]
     assert after["tlost_terms_everywhere"] <= before["tlost_terms_everywhere"] <= before["tlost_terms"]

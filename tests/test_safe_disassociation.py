@@ -10,9 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from safe_examples import as_multiset, brute_covered, disassociated_releases, figure1_release, km_violations
 
+from privtool.attacks.preimage import HARDENED, Rules, invert
 from privtool.components import Outcome
 from privtool.context import Context
+from privtool.errors import ParameterError
 from privtool.executors import ProcessExecutor
+from privtool.plugins.safe_disassociation.hardened import hardened_variant
 from privtool.plugins.safe_disassociation.metrics import rlm, rlm_between
 from privtool.plugins.safe_disassociation.partial import Suppression, apply_suppression, failed_preconditions
 from privtool.plugins.safe_disassociation.sanitizer import safe_disassociate, sanitize_chunks
@@ -20,10 +23,13 @@ from privtool.release import Cluster, Release
 from privtool.trail import Trail, trail_from_json
 
 
-def sanitize(release: Release, seed: int = 0, delta: int | None = None, ctx: Context | None = None) -> Outcome:
+def sanitize(
+    release: Release, seed: int = 0, delta: int | None = None, ctx: Context | None = None, hardened: bool = False
+) -> Outcome:
     p = release.params
+    variant = (hardened_variant(p["k"]),) if hardened else ()
     return safe_disassociate(
-        Outcome(release, Trail()), p["k"], p["m"], delta or p["max_cluster_size"], ctx or Context(seed=seed)
+        Outcome(release, Trail()), p["k"], p["m"], delta or p["max_cluster_size"], ctx or Context(seed=seed), *variant
     )
 
 
@@ -126,10 +132,11 @@ def _occurrences(release: Release) -> int:
 
 
 @settings(max_examples=60, deadline=None)
-@given(disassociated_releases(st), st.integers(0, 3))
-def test_sanitized_release_properties(release: Release, seed: int) -> None:
+@given(disassociated_releases(st, min_m=2), st.integers(0, 3), st.booleans())
+def test_sanitized_release_properties(release: Release, seed: int, hardened: bool) -> None:
     k, m, delta = release.params["k"], release.params["m"], release.params["max_cluster_size"]
-    out = sanitize(release, seed)
+    out = sanitize(release, seed, hardened=hardened)
+    name = HARDENED if hardened else "safe-disassociation"
     after = out.release
     # no chunk has a covered item, every chunk is still k^m-anonymous (brute force)
     for cluster in after.clusters:
@@ -145,7 +152,8 @@ def test_sanitized_release_properties(release: Release, seed: int) -> None:
             assert km_violations(rows, k, m) == []
             assert len(rows) <= total
     # lemma 2: item supports kept in every chunk that was partially suppressed
-    (run,) = out.trail.notes["safe-disassociation"]
+    # (the hardened variant lowers the items it made covered first, and only them)
+    (run,) = out.trail.notes[name]
     assert run["passes"] == (2 if run["chunks"] else 1)  # one repair pass, one pass that finds nothing
     before_chunks = {f"{c.id}/record[{i}]": rows for c in release.clusters for i, rows in enumerate(c.record_chunks)}
     before_chunks |= {
@@ -165,11 +173,19 @@ def test_sanitized_release_properties(release: Release, seed: int) -> None:
         if action["action"] == "partial" and "/record[" in action["chunk"]:
             old = before_chunks[action["chunk"]]
             new = index_after[action["chunk"]]
-            assert Counter(x for r in old for x in r) == Counter(x for r in new for x in r)
+            lowered = Counter(x for r in old for x in r) - Counter(x for r in new for x in r)
+            assert set(lowered) == set(action.get("made_covered", []))
+            assert Counter(x for r in new for x in r) - Counter(x for r in old for x in r) == Counter()
+            assert lowered.total() == action.get("made_covered_removed", 0)
+            if hardened:
+                rules = Rules(HARDENED, k, m, delta - 2, max(len(new), _size(after, action["chunk"])))
+                inverted = invert(new, rules, cap=k)
+                assert inverted.count >= k and inverted.covered_in_all == ()
     # every suppressed occurrence is counted by RLM
     lost = _occurrences(release) - _occurrences(after)
     removed_by_fallback = sum(sum(len(r) for r in before_chunks[c]) for c in suppressed)
-    assert lost == removed_by_fallback
+    removed_by_step_a = sum(a.get("made_covered_removed", 0) for a in run["chunks"])
+    assert lost == removed_by_fallback + removed_by_step_a
     figures = rlm(after)
     assert figures["chunk_item_occurrences_before"] == _occurrences(release)
     assert figures["rlm"] * _occurrences(release) == pytest.approx(lost)
@@ -182,6 +198,21 @@ def test_sanitized_release_properties(release: Release, seed: int) -> None:
             assert sorted(ghost["items"]) in [sorted(r) for r in cluster.record_chunks[ghost["chunk"]]]
     # the size grows exactly by the ghost records counted
     assert sum(c.size for c in after.clusters) - sum(c.size for c in release.clusters) == after.stats["ghost_records"]
+
+
+def _size(release: Release, chunk: str) -> int:
+    owner = chunk.split("/")[0]
+    return next(c.size for c in release.clusters if c.id == owner)
+
+
+@pytest.mark.parametrize("hardened", [False, True])
+def test_m_below_2_is_refused(hardened: bool) -> None:
+    """Lemma 1 needs an adversary who knows two items; at m = 1 there is no
+    cover breach to repair, so the sanitizer refuses rather than suppress."""
+    release = figure1_release()
+    release.params["m"] = 1
+    with pytest.raises(ParameterError, match="--m 1: safe disassociation"):
+        sanitize(release, hardened=hardened)
 
 
 def test_same_release_with_serial_and_process_executors() -> None:

@@ -43,16 +43,17 @@ def test_figure1_disassociates_as_in_the_paper_then_becomes_safe(run_cli, tmp_pa
 @given(
     st.lists(st.sets(st.sampled_from([str(i) for i in range(8)]), min_size=1, max_size=5), min_size=4, max_size=40),
     st.integers(2, 3),
-    st.integers(1, 3),
+    st.integers(2, 3),
     st.integers(4, 12),
+    st.sampled_from(["safe-disassociation", "safe-disassociation-hardened"]),
 )
-def test_random_data_through_the_method_and_the_sanitizer(records, k, m, delta) -> None:
+def test_random_data_through_the_method_and_the_sanitizer(records, k, m, delta, sanitizer) -> None:
     from privtool.registry import load_registry
 
     registry = load_registry()
     data = Dataset.from_records([sorted(r) for r in records])
     options = {"k": k, "m": m, "max_cluster_size": delta}
-    outcome = run_method(registry, data, "disassociation", options, Context(seed=1), ["safe-disassociation"])
+    outcome = run_method(registry, data, "disassociation", options, Context(seed=1), [sanitizer])
     release = outcome.release
     assert vulnerable_chunks(release) == []
     for cluster in release.clusters:

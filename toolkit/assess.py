@@ -7,7 +7,8 @@ and what the result means (docs/design.md, "Claims and the assessment engine").
 1. **structure** (:func:`privtool.verifiers.structure.check_structure`); a problem
    stops everything else and the verdict is FAIL;
 2. **claims**: each claim of the release is checked by every verifier whose
-   ``proves`` holds its model and whose ``applies_to`` holds the release kind,
+   ``proves`` holds its model, whose ``adversaries`` hold the claim's adversary
+   and whose ``applies_to`` holds the release kind,
    with the claim's parameters (a stricter ``--k``/``--m`` may replace them; a
    weaker one leaves the claim unverified);
 3. **integrity checks**: the verifiers that prove no model;
@@ -36,7 +37,7 @@ from .claims import ADVERSARIES, WP29_CRITERIA, Claim, adversary_strength
 from .components import Attack, ClaimModel, Component, Evidence, Metric, Verifier
 from .context import Context
 from .dataset import Dataset
-from .errors import EXIT_INTERNAL, MissingEvidence, ParameterError, PluginFault, UserError
+from .errors import EXIT_INTERNAL, MissingEvidence, ParameterError, PluginFault, TimedOut, UserError
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
@@ -116,7 +117,7 @@ def call_component(
     component failure and propagates."""
     try:
         return call(), None
-    except UserError:
+    except (UserError, TimedOut):
         raise
     except PluginFault as fault:
         failure = ComponentFailure(component.kind, component.name, fault.plugin, fault.problem, fault.details)
@@ -323,6 +324,9 @@ class Assessment:
     metrics: list[MetricResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    input_sha256: str = ""
+    """The input's content SHA-256 as the trail states it (a release written
+    before it moved there states it in its provenance); "" when unknown."""
 
     @property
     def failures(self) -> list[ComponentFailure]:
@@ -417,7 +421,7 @@ class Assessment:
             "kind": self.release.kind,
             "format": self.release.format,
             "release_sha256": self.release_sha256,
-            "input_sha256": self.release.provenance.get("input_sha256", ""),
+            "input_sha256": self.input_sha256,
             "notes": self.notes,
             "structure": [p.to_json() for p in self.structure],
             "claims": [c.to_json() for c in self.claims],
@@ -442,6 +446,12 @@ def _exposure(run: AttackRun) -> str:
 # ------------------------------------------------------------------ engine
 
 
+DEFAULT_TIME_LIMIT = 600.0
+"""Seconds each verifier may run (``--time-limit``) before its certificate is
+reported undecided: far above what the benchmarks' releases need, far below the
+hour a bad release once took."""
+
+
 def _verify_once(
     registry: Registry,
     verifier: Verifier,
@@ -449,24 +459,42 @@ def _verify_once(
     evidence: Evidence,
     params: dict[str, Any],
     ctx: Context,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> VerifierRun:
-    """Run one verifier; missing evidence makes it ``not checked`` with the reason."""
+    """Run one verifier within ``time_limit`` seconds (None: no bound); missing
+    evidence makes it ``not checked`` with the reason. The verifier gets a
+    context whose deadline is that far away (:attr:`Context.deadline`); if it
+    raises :class:`~privtool.errors.TimedOut` its certificate is undecided
+    (``holds`` None, ``details["timed_out"]``): never ``holds`` for work it did
+    not finish."""
     run = VerifierRun(verifier.name, params)
     started = time.perf_counter()
+    bounded = ctx.with_time_limit(time_limit)
     try:
         certificates, run.failure = call_component(
-            registry, verifier, lambda: list(verifier.verify(release, evidence, params, ctx))
+            registry, verifier, lambda: list(verifier.verify(release, evidence, params, bounded))
         )
     except MissingEvidence as exc:
         certificates, run.reason = [], exc.message
+    except TimedOut:
+        limit = f" of {time_limit:g} s" if time_limit else ""
+        certificates = [
+            Certificate(verifier.name, None, "none", 0, 0.0, None, {"timed_out": True, "reason": f"time limit{limit}"})
+        ]
     run.seconds = time.perf_counter() - started
     for certificate in certificates or []:
         if not certificate.seconds:
             certificate.seconds = round(run.seconds, 4)
         certificate.details["release_sha256"] = evidence.extra.get("release_sha256", "")
-        certificate.details["input_sha256"] = release.provenance.get("input_sha256", "")
+        certificate.details["input_sha256"] = stated_input_sha256(release, evidence)
         run.certificates.append(certificate)
     return run
+
+
+def stated_input_sha256(release: Release, evidence: Evidence) -> str:
+    """The input SHA-256 the trail states, else the one a version 1 release states."""
+    from_trail = evidence.trail.input_sha256 if evidence.trail is not None else ""
+    return from_trail or str(release.provenance.get("input_sha256", ""))
 
 
 def _checked_params(
@@ -485,7 +513,9 @@ def _checked_params(
     return checked, weaker
 
 
-def _claim_status(runs: Sequence[VerifierRun], weaker: Sequence[str], only: Sequence[str]) -> tuple[str, str]:
+def _claim_status(
+    runs: Sequence[VerifierRun], weaker: Sequence[str], only: Sequence[str], adversary: str = ADVERSARIES[0]
+) -> tuple[str, str]:
     """A claim's status and reason from its verifier runs (before attacks)."""
     refuted = [run for run in runs if run.outcome == "refuted"]
     if refuted:
@@ -499,7 +529,9 @@ def _claim_status(runs: Sequence[VerifierRun], weaker: Sequence[str], only: Sequ
         return "unknown", f"{unknown[0].verifier} hit its time bound"
     if not runs:
         return "unverified", (
-            "no verifier selected by --only proves it" if only else "no installed verifier proves it for this kind"
+            "no verifier selected by --only proves it"
+            if only
+            else f"no installed verifier proves it for this kind against the {adversary} adversary"
         )
     open_runs = [run for run in runs if run.outcome == "not checked"]
     if open_runs:
@@ -531,23 +563,28 @@ def assess_claims(
     options: Mapping[str, Any],
     overrides: Mapping[str, Any],
     only: Sequence[str],
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> list[ClaimResult]:
-    """Step 2: every claim with the verifiers that prove its model."""
+    """Step 2: every claim with the verifiers that prove its model against its adversary."""
     models = {m.name: m for m in registry.all("claim_model")}
     verifiers = [v for v in registry.all("verifier") if release.kind in v.applies_to]
     results = []
     for claim in release.claims:
         model = models[claim.model]  # structure checked that every model is registered
         checked, weaker = _checked_params(claim, model, overrides)
-        provers = [v for v in verifiers if claim.model in v.proves and (not only or v.name in only)]
+        provers = [
+            v
+            for v in verifiers
+            if claim.model in v.proves and claim.adversary in v.adversaries and (not only or v.name in only)
+        ]
         runs = []
         for verifier in provers:
             own = {p.name for p in verifier.params}
             params = options_for(verifier, {k: v for k, v in options.items() if k in own and k not in checked})
             params.update({name: value for name, value in checked.items() if name in own})
             with ctx.stage(f"verify {claim.label} with {verifier.name}"):
-                runs.append(_verify_once(registry, verifier, release, evidence, params, ctx))
-        status, reason = _claim_status(runs, weaker, only)
+                runs.append(_verify_once(registry, verifier, release, evidence, params, ctx, time_limit))
+        status, reason = _claim_status(runs, weaker, only, claim.adversary)
         results.append(ClaimResult(claim, model.statement(claim), tuple(model.criteria), status, reason, checked, runs))
     return results
 
@@ -559,6 +596,7 @@ def assess_integrity(
     ctx: Context,
     options: Mapping[str, Any],
     only: Sequence[str],
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> list[VerifierRun]:
     """Step 3: the verifiers that prove no model (faithfulness, hierarchy, removal-only)."""
     runs = []
@@ -568,7 +606,7 @@ def assess_integrity(
         own = {p.name for p in verifier.params}
         params = options_for(verifier, {k: v for k, v in options.items() if k in own})
         with ctx.stage(f"check {verifier.name}"):
-            runs.append(_verify_once(registry, verifier, release, evidence, params, ctx))
+            runs.append(_verify_once(registry, verifier, release, evidence, params, ctx, time_limit))
     return runs
 
 
@@ -727,6 +765,7 @@ def assess(
     only: Sequence[str] = (),
     attacks: Sequence[str] = (),
     metrics: Sequence[str] | None = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> Assessment:
     """Assess ``release`` (see the module docstring).
 
@@ -735,7 +774,9 @@ def assess(
     parameters (``{"k": 10}``: stricter checks; a weaker value leaves the claim
     unverified); ``only`` restricts the verifiers (the claims no selected
     verifier proves stay unverified); ``attacks`` and ``metrics`` name the ones
-    to run within the scope (default: every one that applies)."""
+    to run within the scope (default: every one that applies); each verifier
+    runs within ``time_limit`` seconds (None: no bound), after which its
+    certificate is undecided and its claim ``unknown``."""
     from .verifiers.structure import check_structure
 
     started = time.perf_counter()
@@ -749,7 +790,7 @@ def assess(
             raise ParameterError(f"--{name} overrides no claimed parameter (the release claims {stated}).")
     release_sha = evidence.extra.get("release_sha256") or release.sha256()
     evidence = Evidence(evidence.original, evidence.trail, {**evidence.extra, "release_sha256": release_sha})
-    result = Assessment(release, release_sha, scope)
+    result = Assessment(release, release_sha, scope, input_sha256=stated_input_sha256(release, evidence))
     if release.claims_derived:
         result.notes.append(
             "This is a privtool-release/1 file: it states no claims, so they were derived from its kind and "
@@ -762,8 +803,8 @@ def assess(
         result.seconds = time.perf_counter() - started
         return result
     if scope.verifiers:
-        result.claims = assess_claims(registry, release, evidence, ctx, options, overrides, only)
-        result.integrity = assess_integrity(registry, release, evidence, ctx, options, only)
+        result.claims = assess_claims(registry, release, evidence, ctx, options, overrides, only, time_limit)
+        result.integrity = assess_integrity(registry, release, evidence, ctx, options, only, time_limit)
     if scope.attacks:
         attack_params = {p.name for a in select(registry, "attack", release, attacks) for p in a.params}
         attack_options = {k: v for k, v in options.items() if k in attack_params}

@@ -20,7 +20,7 @@ from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Part
 from .claims import ADVERSARIES, DEFAULT_ADVERSARY, Claim
 from .context import Context
 from .dataset import Dataset
-from .errors import InputError
+from .errors import InputError, line_at
 from .params import Param
 from .release import Release
 from .results import Certificate, Finding
@@ -264,15 +264,18 @@ class Verifier(Component):
     """Proves or refutes a claim of a release; returns certificates.
 
     ``proves`` names the claim models it proves (it runs once per claim of such
-    a model, its parameters of the same names taking the claim's values); a
-    verifier that proves no model is an integrity check (faithfulness, hierarchy,
-    removal-only) and runs once. A certificate with ``holds`` None says the
+    a model, its parameters of the same names taking the claim's values) and
+    ``adversaries`` the adversary models of the claims it proves them for (a
+    claim against the algorithm-aware adversary needs a verifier that models
+    that adversary); a verifier that proves no model is an integrity check
+    (faithfulness, hierarchy, removal-only) and runs once. A certificate with ``holds`` None says the
     verifier could not check (the reason in ``details["reason"]``), with
     ``details["timed_out"]`` that it hit its time bound."""
 
     kind = "verifier"
     applies_to: ClassVar[tuple[str, ...]] = ()
     proves: ClassVar[tuple[str, ...]] = ()
+    adversaries: ClassVar[tuple[str, ...]] = (DEFAULT_ADVERSARY,)
 
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         raise NotImplementedError
@@ -320,7 +323,7 @@ class Format(Component):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
+            line = line_at(data, exc.start)
             raise InputError(f"byte 0x{data[exc.start]:02x} is not UTF-8 text", path=source, line=line) from None
         return self.read(io.StringIO(text, newline=""), source, params)
 

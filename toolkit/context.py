@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from .errors import TimedOut
 from .executors import Executor, SerialExecutor
 
 T = TypeVar("T")
@@ -61,6 +63,12 @@ def _key_words(key: Sequence[int | str]) -> list[int]:
     return words
 
 
+def past(deadline: float | None) -> bool:
+    """Whether a wall-clock ``deadline`` (as in :attr:`Context.deadline`, which
+    workers in other processes receive as a number) has passed."""
+    return deadline is not None and time.time() >= deadline
+
+
 @dataclass(frozen=True)
 class SeedSplitter:
     """A picklable source of per-unit generators: hand it to worker functions
@@ -97,11 +105,30 @@ class Context:
     inputs then make fewer than two units per worker and run in the calling
     process (starting a pool costs more than VERPART on them), large ones spread
     over the workers. Results never depend on it."""
+    deadline: float | None = None
+    """Wall-clock time (``time.time()``) after which a verifier stops and
+    reports what it could not finish as undecided (``holds`` None,
+    ``details["timed_out"]``), never as holding; None: no bound. Wall-clock
+    (not monotonic) so that workers in other processes can compare it too."""
 
     @classmethod
     def of(cls, seeds: SeedSplitter) -> Context:
         """A serial context drawing from ``seeds`` (in a worker, for one unit)."""
         return cls(seed=seeds.seed, key=seeds.key)
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed."""
+        return past(self.deadline)
+
+    def check_deadline(self) -> None:
+        """Raise :class:`TimedOut` once the deadline has passed (for loops that
+        cannot report a partial result)."""
+        if self.expired():
+            raise TimedOut
+
+    def with_time_limit(self, seconds: float | None) -> Context:
+        """A copy whose deadline is ``seconds`` from now (no bound for None)."""
+        return replace(self, deadline=None if seconds is None else time.time() + seconds)
 
     @property
     def seeds(self) -> SeedSplitter:
@@ -112,7 +139,13 @@ class Context:
         """A serial, silent context for one unit of work whose generators are
         keyed by ``key`` first: ``ctx.unit("cluster", 7).rng("x")`` is
         ``ctx.rng("cluster", 7, "x")``, the same wherever the unit runs."""
-        return Context(seed=self.seed, log=self.log, key=(*self.key, *key), unit_occurrences=self.unit_occurrences)
+        return Context(
+            seed=self.seed,
+            log=self.log,
+            key=(*self.key, *key),
+            unit_occurrences=self.unit_occurrences,
+            deadline=self.deadline,
+        )
 
     def rng(self, *key: int | str) -> np.random.Generator:
         """A generator seeded from ``(seed, *key)``; see the class docstring."""

@@ -18,6 +18,13 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
 
+def line_at(data: bytes, offset: int) -> int:
+    """The 1-based line of byte ``offset`` of a text file whose lines end in
+    LF, CRLF or a lone CR (every text format reads the three alike)."""
+    head = data[:offset]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
 class UserError(Exception):
     """Bad input or bad parameters: one clear sentence, exit code 2, no traceback."""
 
@@ -103,3 +110,9 @@ class PluginFault(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class TimedOut(Exception):
+    """Work reached :attr:`privtool.context.Context.deadline`. Not an error of
+    the user or of a plugin: it passes every guard, and the assessment engine
+    reports the verifier's certificate as undecided (``details["timed_out"]``)."""

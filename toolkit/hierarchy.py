@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import io
 import itertools
 import os
@@ -39,7 +40,8 @@ import numpy as np
 from .arrays import pair_key, unique_int
 from .atomic import write_bytes_atomic
 from .dataset import Dataset, label_sort_key
-from .errors import InputError, ParameterError
+from .errors import InputError, ParameterError, line_at
+from .io import read_bytes
 from .params import Param
 
 if TYPE_CHECKING:
@@ -246,6 +248,11 @@ class Hierarchy:
         """``[child, parent]`` pairs in preorder of the child."""
         return [[self.labels[v], self.labels[self.parent[v]]] for v in range(1, self.n_nodes)]
 
+    def content_sha256(self) -> str:
+        """SHA-256 of the canonical edges CSV (:meth:`to_csv` ``"edges"``): the
+        same for the same tree whatever file or builder it came from."""
+        return hashlib.sha256(self.to_csv("edges").encode("utf-8")).hexdigest()
+
     def to_json(self) -> dict[str, Any]:
         """The release's ``{"root": ..., "edges": [[child, parent], ...]}``."""
         return {"root": self.root, "edges": self.edges()}
@@ -387,15 +394,13 @@ def _read_rows(path: Path) -> list[tuple[list[str], int]]:
         raise InputError("no such hierarchy file", path=path)
     if path.is_dir():
         raise InputError("expected a hierarchy file, found a directory", path=path)
+    raw = read_bytes(path)
     try:
-        raw = path.read_bytes()
-        if path.name.endswith(".gz"):
-            raw = gzip.decompress(raw)
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"the hierarchy is not UTF-8 text (byte {exc.start})", path=path) from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"cannot read the hierarchy: {exc}", path=path) from None
+        raise InputError(
+            f"the hierarchy is not UTF-8 text (byte 0x{raw[exc.start]:02x})", path=path, line=line_at(raw, exc.start)
+        ) from None
     rows = []
     for line, fields in enumerate(csv.reader(io.StringIO(text, newline="")), start=1):
         if not fields or all(not f.strip() for f in fields):

@@ -17,11 +17,13 @@ import hashlib
 import io
 import lzma
 import os
+import zlib
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import IO, Any, cast
 
-from .atomic import atomic_open
+from .atomic import AtomicUnit, atomic_unit
 from .dataset import Dataset
 from .errors import InputError, OutputError, ParameterError
 from .params import resolve
@@ -93,21 +95,24 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     gzip, bzip2 or xz header (whatever the name says), without a UTF-8 BOM.
 
     A name ending in ``.gz``/``.bz2``/``.xz`` whose content is not compressed
-    that way is an error (a renamed or truncated download)."""
+    that way is an error (a renamed or truncated download). The file is read
+    once from start to end, so a FIFO or ``/dev/stdin`` works too."""
     path = Path(path)
     check_readable(path)
     _, named = split_suffixes(path)
+    found = ""
     try:
         with open(path, "rb") as raw_file:
-            head = raw_file.read(8)
-            raw_file.seek(0)
+            source: IO[bytes] = raw_file if raw_file.seekable() else io.BytesIO(raw_file.read())
+            head = source.read(8)
+            source.seek(0)
             found = next((suffix for suffix, magic in _MAGIC.items() if head.startswith(magic)), "")
             if named and found != named:
                 raise InputError(
                     f"the name ends in {named} but the content is not {_NAMES[named]}-compressed", path=path
                 )
-            data = _OPENERS[found](raw_file).read() if found else raw_file.read()
-    except (OSError, EOFError, lzma.LZMAError) as exc:
+            data = _OPENERS[found](source).read() if found else source.read()
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
         kind = f"{_NAMES[found]}-compressed " if found else ""
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         raise InputError(f"cannot read the {kind}file ({reason})", path=path) from None
@@ -153,12 +158,14 @@ def write_dataset(
     path: str | os.PathLike[str],
     fmt: str | None = None,
     options: dict[str, Any] | None = None,
+    unit: AtomicUnit | None = None,
 ) -> None:
     """Write ``dataset`` atomically, compressed when the name ends in .gz/.bz2/.xz.
 
     A dataset the format cannot hold raises :class:`OutputError` naming ``path``
-    and leaves no file behind."""
-    write_dataset_blocks(registry, [dataset], path, fmt, options)
+    and leaves no file behind. With ``unit`` the file is committed with the
+    unit's other files (:func:`privtool.atomic.atomic_unit`)."""
+    write_dataset_blocks(registry, [dataset], path, fmt, options, unit)
 
 
 def write_dataset_blocks(
@@ -167,6 +174,7 @@ def write_dataset_blocks(
     path: str | os.PathLike[str],
     fmt: str | None = None,
     options: dict[str, Any] | None = None,
+    unit: AtomicUnit | None = None,
 ) -> None:
     """Write consecutive blocks of records as one file, each block written as it
     arrives (memory stays bounded by one block); atomic, compressed and checked
@@ -177,7 +185,8 @@ def write_dataset_blocks(
     params = resolve(component.params, options or {}, f"format {component.name!r}")
     _, compression = split_suffixes(path)
     try:
-        with atomic_open(path, "wb") as raw_out:
+        with nullcontext(unit) if unit is not None else atomic_unit() as files:
+            raw_out = files.open(path, "wb")
             sink = open_compressed_writer(raw_out, compression)
             text = io.TextIOWrapper(sink, encoding="utf-8", newline="")
             component.write_blocks(blocks, text, params)

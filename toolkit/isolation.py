@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from .errors import PluginFault, UserError
+from .errors import PluginFault, TimedOut, UserError
 
 T = TypeVar("T")
 
@@ -46,11 +46,12 @@ def fault_from(plugin: str, component: str, exc: BaseException, where: str = "")
 
 
 def call_plugin(plugin: str, component: str, fn: Callable[..., T], *args: Any, where: str = "", **kwargs: Any) -> T:
-    """``fn(*args, **kwargs)`` with every exception but a user error or an
-    earlier fault turned into a :class:`PluginFault` of ``plugin``."""
+    """``fn(*args, **kwargs)`` with every exception but a user error, an earlier
+    fault or a time limit (:class:`TimedOut`) turned into a :class:`PluginFault`
+    of ``plugin``."""
     try:
         return fn(*args, **kwargs)
-    except (UserError, PluginFault):
+    except (UserError, PluginFault, TimedOut):
         raise
     except Exception as exc:
         raise fault_from(plugin, component, exc, where) from exc

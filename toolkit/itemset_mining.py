@@ -15,12 +15,14 @@ mining: no item is then universal and no absolute support changes.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from .arrays import bitsets, row_keys, run_starts
 from .dataset import Dataset, label_sort_key
+from .errors import MissingEvidence
 
 Itemset = tuple[str, ...]
 
@@ -51,6 +53,21 @@ def _mine(
     return {_canonical(dataset, ids): int(support) for ids, support in mined}
 
 
+MINING_BUDGET = 20_000_000
+"""Most itemsets one mining pass may return (a few GB as Python objects)."""
+
+
+def itemset_occurrences(dataset: Dataset, min_size: int, max_size: int) -> int:
+    """How many (record, itemset of ``min_size..max_size`` items) pairs the
+    dataset holds: ``sum_r sum_s C(|r|, s)``, exact (it is astronomic for
+    records of hundreds of items)."""
+    lengths, counts = np.unique(dataset.sizes, return_counts=True)
+    return sum(
+        int(n) * sum(math.comb(int(length), s) for s in range(min_size, max_size + 1))
+        for length, n in zip(lengths.tolist(), counts.tolist(), strict=True)
+    )
+
+
 def top_itemsets(dataset: Dataset, count: int, min_size: int = 2, max_size: int = 4) -> list[tuple[Itemset, int]]:
     """The ``count`` most frequent itemsets of ``min_size..max_size`` items, by
     support descending, ties in canonical itemset order (fewer when the dataset
@@ -59,20 +76,31 @@ def top_itemsets(dataset: Dataset, count: int, min_size: int = 2, max_size: int 
     The support threshold starts at the ``count``-th highest item support (a
     cheap first guess: an itemset is never more frequent than its items) and is
     lowered in 30% steps until ``count`` itemsets reach it, so that mining never
-    enumerates far more itemsets than it returns on sparse data.
+    enumerates far more itemsets than it returns on sparse data. It is never
+    lowered below ``itemset_occurrences / MINING_BUDGET`` (at most that many
+    itemsets reach it); when ``count`` itemsets do not reach that floor, long
+    records would make mining enumerate more than the budget, and the answer is
+    :class:`~privtool.errors.MissingEvidence` instead of the allocation.
     """
     if count < 1 or min_size > max_size:
         return []
     supports = np.sort(dataset.supports)[::-1]
     if not len(supports) or supports[0] == 0:
         return []
-    threshold = int(max(1, supports[min(count, len(supports)) - 1]))
+    floor = max(1, -(-itemset_occurrences(dataset, min_size, max_size) // MINING_BUDGET))
+    threshold = max(floor, int(max(1, supports[min(count, len(supports)) - 1])))
     transactions = pyfim_transactions(dataset)
     while True:
         found = _mine(dataset, transactions, threshold, min_size, max_size)
         if len(found) >= count or threshold == 1:
             break
-        threshold = max(1, min(threshold - 1, int(threshold * 0.7)))
+        if threshold == floor:
+            raise MissingEvidence(
+                f"finding the {count} most frequent itemsets of {min_size}..{max_size} items would enumerate more "
+                f"than {MINING_BUDGET:,} itemsets (records of up to {int(dataset.sizes.max())} items); "
+                "lower the itemset sizes or K."
+            )
+        threshold = max(floor, min(threshold - 1, int(threshold * 0.7)))
     ranked = sorted(found.items(), key=lambda kv: (-kv[1], [label_sort_key(x) for x in kv[0]]))
     return ranked[:count]
 

@@ -7,9 +7,10 @@ component chosen for each of its :class:`~privtool.components.Stage` slots
 stage's kind) and the sanitizers, and merges their parameter specs (a parameter
 shared by two stages, such as ``k``, takes one value). :func:`run_method` runs
 them through the context and stamps the release with every parameter used and
-its provenance: privtool's version, the plugins whose components took part (and
-no other, so the bytes do not depend on what else is installed), the input's
-SHA-256 and the seed. The release's claims are those the components declare
+its provenance: privtool's version and the plugins whose components took part
+(and no other, so the bytes do not depend on what else is installed); the
+input's SHA-256, the seed and the counts the release must not publish go to the
+trail (:mod:`privtool.publishable`). The release's claims are those the components declare
 (``Anonymizer.claims``, then each ``Sanitizer.claims`` given the claims before
 it; :func:`declare_claims`). The trail is tied to the release by its SHA-256.
 """
@@ -30,7 +31,9 @@ from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError, PluginFault
 from .isolation import describe, plugin_of
+from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
+from .publishable import split_stats
 from .registry import Registry
 
 
@@ -143,14 +146,14 @@ def taking_part(
 
 
 def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed: int) -> Outcome:
-    """Fill in provenance and tie the trail to the (canonical) release."""
+    """Fill in provenance, keep in the trail what the release must not publish
+    (:mod:`privtool.publishable`: the input SHA-256, the seed, every count not
+    recomputable from the content), and tie the trail to the (canonical) release."""
     release = outcome.release
-    release.provenance = {
-        "privtool": __version__,
-        "plugins": dict(plugins),
-        "input_sha256": input_sha256,
-        "seed": seed,
-    }
+    release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
+    release.stats, private = split_stats(release, release.stats)
+    outcome.trail.stats = {**outcome.trail.stats, **private}
+    outcome.trail.seed = seed
     outcome.release_text = release.dumps()
     outcome.trail.input_sha256 = input_sha256
     outcome.trail.release_sha256 = hashlib.sha256(outcome.release_text.encode("utf-8")).hexdigest()
@@ -160,10 +163,12 @@ def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed:
 def write_outcome(
     outcome: Outcome, release_path: str | os.PathLike[str], trail_path: str | os.PathLike[str] | None = None
 ) -> None:
-    """Write the stamped release (and, when asked, its trail) atomically, the
-    two as a unit: both files or neither."""
+    """Write the stamped release (and, when asked, its trail) as a unit: both
+    files or neither (:func:`privtool.atomic.write_texts_atomic`). The two must
+    be different files: the trail is private and the release is published."""
     files: list[tuple[str | os.PathLike[str], str]] = [(release_path, outcome.release_text or outcome.release.dumps())]
     if trail_path is not None:
+        check_outputs({"the release": release_path, "the trail": trail_path}, {})
         files.append((trail_path, outcome.trail.dumps()))
     write_texts_atomic(files)
 

@@ -50,7 +50,8 @@ class RichProgress:
     def __init__(self, console: Console | None = None, enabled: bool = True) -> None:
         self._progress = Progress(
             SpinnerColumn(),
-            TextColumn("[progress.description]{task.description}"),
+            # a description may hold data (a file or plugin name): never read it as markup
+            TextColumn("{task.description}", style="progress.description", markup=False),
             BarColumn(),
             _CountColumn(),
             TimeElapsedColumn(),

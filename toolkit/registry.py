@@ -70,6 +70,9 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "cover-linkage": "privtool.attacks.cover_linkage",
     "rulehiding": "privtool.plugins.rulehiding",
     "rule-remining": "privtool.attacks.remining",
+    "preimage": "privtool.attacks.preimage_attack",
+    "forced-cooccurrence": "privtool.attacks.forced_cooccurrence",
+    "minimality": "privtool.attacks.minimality",
 }
 """Short plugin name -> module of a built-in plugin."""
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +31,15 @@ from typing import Any
 from .atomic import write_text_atomic
 from .claims import Claim, claims_of_version_1
 from .dataset import label_sort_key
-from .errors import InputError
+from .errors import InputError, line_at
 from .gcpause import keep_for_the_run, paused_gc
 
 FORMAT = "privtool-release/2"
 FORMAT_V1 = "privtool-release/1"
 FORMATS = (FORMAT, FORMAT_V1)
-"""Versions :func:`release_from_json` reads; :data:`FORMAT` is the one written."""
+"""Versions :func:`release_from_json` reads; :data:`FORMAT` is the one written.
+Version 2 publishes only what :mod:`privtool.publishable` allows; version 1
+files (which may carry the input SHA-256, the seed and private counts) are read."""
 KINDS = ("disassociated", "generalized", "sanitized")
 
 Itemset = list[str]
@@ -111,6 +114,9 @@ class Release:
     hierarchy: dict[str, Any] | None = None
     claims: list[Claim] = field(default_factory=list)
     format: str = FORMAT
+    source_sha256: str = field(default="", compare=False, repr=False)
+    """SHA-256 of the file the release was read from ("" when made in memory);
+    it equals :meth:`sha256` for a file privtool wrote."""
 
     @property
     def claims_derived(self) -> bool:
@@ -187,6 +193,35 @@ class Release:
 
 
 # ---------------------------------------------------------------- validation
+MAX_RECORDS = 2**31 - 1
+"""Most records a release may hold (the sizes of its clusters add up to at most
+this): far above any real release, low enough that record positions fit the
+32-bit indexes of the attacks and metrics."""
+
+MAX_DEPTH = 16
+"""How deep a free-form part of a release or trail (``params``, ``notes``...)
+may nest: far more than any component writes, far less than what breaks a
+JSON writer or a report."""
+
+
+def json_depth(value: Any, limit: int) -> int:
+    """The nesting depth of a parsed JSON value (a scalar is 0), counted
+    without recursion and only up to ``limit + 1``."""
+    depth, level = 0, [value]
+    while level and depth <= limit:
+        children: list[Any] = []
+        for node in level:
+            if isinstance(node, dict):
+                children.extend(node.values())
+            elif isinstance(node, list):
+                children.extend(node)
+        if not children and not any(isinstance(node, (dict, list)) for node in level):
+            break
+        depth += 1
+        level = children
+    return depth
+
+
 class _Checker:
     """Walks a JSON object and raises at the first problem, naming its path."""
 
@@ -214,12 +249,19 @@ class _Checker:
             self.fail(path, "empty item label")
         return value
 
-    def integer(self, value: Any, path: str, minimum: int = 0) -> int:
+    def integer(self, value: Any, path: str, minimum: int = 0, maximum: int | None = None) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
             self.fail(path, f"expected an integer, found {type(value).__name__}")
         if value < minimum:
             self.fail(path, f"must be at least {minimum}, found {value}")
+        if maximum is not None and value > maximum:
+            self.fail(path, f"must be at most {maximum:,}, found {value:,}")
         return value
+
+    def shallow(self, value: Any, path: str, limit: int = MAX_DEPTH) -> None:
+        """Fail when ``value`` nests arrays or objects more than ``limit`` deep."""
+        if json_depth(value, limit) > limit:
+            self.fail(path, f"nested more than {limit} levels deep")
 
     def array(self, value: Any, path: str) -> list:
         if not isinstance(value, list):
@@ -272,6 +314,7 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
     for key in ("params", "provenance", "stats"):
         if key in top and not isinstance(top[key], dict):
             check.fail(f"$.{key}", "expected an object")
+        check.shallow(top.get(key, {}), f"$.{key}")
     if version == FORMAT:
         claims = [
             Claim.from_json(raw, f"$.claims[{i}]", source)
@@ -291,6 +334,7 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
         if "records" in top:
             check.fail("$.records", "a disassociated release publishes clusters, not records")
         seen: set[str] = set()
+        total = 0  # records of the clusters so far
         for i, raw in enumerate(check.array(top.get("clusters"), "$.clusters")):
             path = f"$.clusters[{i}]"
             c = check.obj(raw, path, ("id", "size", "record_chunks", "term_chunk"))
@@ -298,7 +342,8 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
             if cid in seen:
                 check.fail(f"{path}.id", f"duplicate cluster id {cid!r}")
             seen.add(cid)
-            size = check.integer(c["size"], f"{path}.size", minimum=1)
+            size = check.integer(c["size"], f"{path}.size", minimum=1, maximum=MAX_RECORDS - total)
+            total += size
             chunks = [
                 check.chunk(ch, f"{path}.record_chunks[{j}]")
                 for j, ch in enumerate(check.array(c["record_chunks"], f"{path}.record_chunks"))
@@ -344,34 +389,77 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
     return release
 
 
-def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
-    """Parse a JSON file, turning every way it can fail into one :class:`InputError`."""
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+"""A ``\\uXXXX`` escape of a surrogate that is not half of a pair (which
+Python's JSON parser accepts and no UTF-8 file can hold)."""
+
+
+def read_file_bytes(path: str | os.PathLike[str], what: str) -> bytes:
+    """The bytes of a JSON input file, read once (a FIFO works), or one
+    :class:`InputError` naming it."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"no such {what} file", path=p)
     if p.is_dir():
         raise InputError(f"expected a {what} file, found a directory", path=p)
     try:
-        data = p.read_bytes()
+        with open(p, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} ({exc.strerror or exc})", path=p) from None
+
+
+def parse_json_bytes(data: bytes, path: object, what: str) -> Any:
+    """Parse JSON text, turning every way it can fail (not UTF-8, not JSON,
+    nested deeper than the parser goes, a lone surrogate) into one
+    :class:`InputError` naming the line."""
+    try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x})", path=p, line=line) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the {what}: {exc.strerror}", path=p) from None
+        line = line_at(data, exc.start)
+        raise InputError(f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x})", path=path, line=line) from None
     try:
         with paused_gc():
-            return json.loads(text)
+            value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"the {what} is not valid JSON ({exc.msg})", path=p, line=exc.lineno) from None
+        raise InputError(f"the {what} is not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(f"the {what} nests arrays or objects too deeply to be a {what}", path=path) from None
+    lone = _LONE_SURROGATE.search(text)
+    if lone is not None and not _encodable(value):
+        raise InputError(
+            f"the {what} escapes a lone surrogate ({lone.group(0)}), which is not Unicode text",
+            path=path,
+            line=text.count("\n", 0, lone.start()) + 1,
+        )
+    return value
+
+
+def _encodable(value: Any) -> bool:
+    """Whether every string in ``value`` is Unicode text (no lone surrogate)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
+    """Parse a JSON file, turning every way it can fail into one :class:`InputError`."""
+    return parse_json_bytes(read_file_bytes(path, what), Path(path), what)
 
 
 def read_release(path: str | os.PathLike[str]) -> Release:
-    """Read and validate a release file. The release usually lives for the
-    whole command, so it is kept out of later garbage collections
-    (:mod:`privtool.gcpause`)."""
+    """Read and validate a release file; its ``source_sha256`` is the SHA-256
+    of the bytes read (the file is read once, so a FIFO works). The release
+    usually lives for the whole command, so it is kept out of later garbage
+    collections (:mod:`privtool.gcpause`)."""
+    data = read_file_bytes(path, "release")
     with paused_gc():
-        release = release_from_json(load_json_file(path, "release"), source=path)
+        release = release_from_json(parse_json_bytes(data, Path(path), "release"), source=path)
+    release.source_sha256 = hashlib.sha256(data).hexdigest()
     keep_for_the_run()
     return release
 

@@ -60,6 +60,13 @@ BLOCK_RECORDS = 1 << 16
 """Records generated (and written) per block."""
 
 SIZE_DISTRIBUTIONS = ("poisson", "lognormal")
+MAX_ITEMS = 10_000_000
+"""Largest ``--items`` and ``--patterns``: the generator keeps a few arrays of
+that length in memory (about 80 MB each at the limit); real item vocabularies
+are far smaller (retail: 16,470)."""
+MAX_SKEW = 20.0
+"""Largest ``--skew``: beyond it the first item takes all the probability, and
+``1 / rank ** skew`` underflows to zero for the tail."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,7 @@ class SynthSpec:
                 raise ParameterError(message)
 
         need(self.records >= 1, f"--records must be at least 1, not {self.records}.")
-        need(self.items >= 1, f"--items must be at least 1, not {self.items}.")
+        need(1 <= self.items <= MAX_ITEMS, f"--items must be between 1 and {MAX_ITEMS:,}, not {self.items}.")
         need(self.max_size >= 1, f"--max-size must be at least 1, not {self.max_size}.")
         need(
             self.max_size <= self.items,
@@ -98,11 +105,14 @@ class SynthSpec:
             1 <= self.avg_size <= self.max_size,
             f"--avg-size must be between 1 and --max-size ({self.max_size}), not {self.avg_size}.",
         )
-        need(self.n_patterns >= 1, f"--patterns must be at least 1, not {self.n_patterns}.")
+        need(
+            1 <= self.n_patterns <= MAX_ITEMS,
+            f"--patterns must be between 1 and {MAX_ITEMS:,}, not {self.n_patterns}.",
+        )
         need(self.pattern_size >= 1, f"--pattern-size must be at least 1, not {self.pattern_size}.")
         need(0 <= self.correlation <= 1, f"--correlation must be between 0 and 1, not {self.correlation}.")
         need(0 <= self.corruption <= 0.95, f"--corruption must be between 0 and 0.95, not {self.corruption}.")
-        need(self.skew >= 0, f"--skew must be at least 0, not {self.skew}.")
+        need(0 <= self.skew <= MAX_SKEW, f"--skew must be between 0 and {MAX_SKEW:g}, not {self.skew}.")
         need(0 <= self.noise <= 1, f"--noise must be between 0 and 1, not {self.noise}.")
         need(
             self.size_distribution in SIZE_DISTRIBUTIONS,

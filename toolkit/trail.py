@@ -1,14 +1,19 @@
-"""The private audit trail, format ``privtool-trail/1``.
+"""The private audit trail, format ``privtool-trail/2`` (``/1`` is still read).
 
 The trail holds what links a release back to its input and must never be
 published: the cluster of each input record, the suppressed records, the ghost
-records added by a sanitizer, the item occurrences removed. ``verify`` and
-``audit`` read it to check faithfulness against the original.
+records added by a sanitizer, the item occurrences removed, and every count
+and provenance entry the release must not show (:mod:`privtool.publishable`).
+``verify`` and ``audit`` read it to check faithfulness against the original.
 
 Fields (all optional but ``format`` and ``release_sha256``):
 
 * ``input_sha256``: content hash of the input dataset (:meth:`Dataset.content_sha256`);
 * ``release_sha256``: SHA-256 of the release file this trail belongs to;
+* ``seed``: the seed the release was made with (version 2);
+* ``stats``: the method's counts that describe the original beyond what the
+  release shows (term-chunk occurrences, what a sanitizer suppressed or
+  invented...), version 2;
 * ``cluster_of_record``: for each input record (by position), its cluster id or
   ``null`` when suppressed;
 * ``suppressed_records``: positions of input records not published;
@@ -30,9 +35,10 @@ from typing import Any
 
 from .atomic import write_text_atomic
 from .errors import InputError
-from .release import load_json_file
+from .release import MAX_DEPTH, json_depth, load_json_file
 
-FORMAT = "privtool-trail/1"
+FORMAT = "privtool-trail/2"
+READABLE_FORMATS = ("privtool-trail/1", FORMAT)
 _LIST_FIELDS = ("cluster_of_record", "suppressed_records", "ghost_records", "removed_items", "sensitive_rules")
 
 
@@ -48,12 +54,16 @@ class Trail:
     removed_items: list[list[Any]] = field(default_factory=list)
     sensitive_rules: list[list[list[str]]] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "format": FORMAT,
             "release_sha256": self.release_sha256,
             "input_sha256": self.input_sha256,
+            "seed": self.seed,
+            "stats": self.stats,
             "cluster_of_record": self.cluster_of_record,
             "suppressed_records": sorted(self.suppressed_records),
             "ghost_records": self.ghost_records,
@@ -90,9 +100,9 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
 
     if not isinstance(obj, dict):
         fail("$", "expected an object")
-    if obj.get("format") != FORMAT:
+    if obj.get("format") not in READABLE_FORMATS:
         fail("$.format", f"expected {FORMAT!r}, found {obj.get('format')!r}")
-    known = {"format", "release_sha256", "input_sha256", "notes", *_LIST_FIELDS}
+    known = {"format", "release_sha256", "input_sha256", "notes", "seed", "stats", *_LIST_FIELDS}
     for key in obj:
         if key not in known:
             fail(f"$.{key}", "unknown field")
@@ -109,8 +119,14 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
         problem = rule_problem(rule)
         if problem is not None:
             fail(f"$.sensitive_rules[{i}]", problem)
-    if "notes" in obj and not isinstance(obj["notes"], dict):
-        fail("$.notes", "expected an object")
+    for key in ("notes", "stats"):
+        if key in obj and not isinstance(obj[key], dict):
+            fail(f"$.{key}", "expected an object")
+        if json_depth(obj.get(key, {}), MAX_DEPTH) > MAX_DEPTH:
+            fail(f"$.{key}", f"nested more than {MAX_DEPTH} levels deep")
+    seed = obj.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        fail("$.seed", "expected an integer or null")
     return Trail(
         release_sha256=str(obj.get("release_sha256", "")),
         input_sha256=str(obj.get("input_sha256", "")),
@@ -120,6 +136,8 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
         removed_items=list(obj.get("removed_items", [])),
         sensitive_rules=list(obj.get("sensitive_rules", [])),
         notes=dict(obj.get("notes", {})),
+        seed=seed,
+        stats=dict(obj.get("stats", {})),
     )
 
 

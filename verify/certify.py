@@ -27,8 +27,11 @@ def certificate_from_units(
 ) -> Certificate:
     """Holds iff no unit has a witness. Engine disagreements (``--engine both``)
     are listed under ``details["engine_disagreements"]``; a disagreement never
-    lets the guarantee hold, since one engine is then wrong."""
+    lets the guarantee hold, since one engine is then wrong. Units that hit the
+    time limit (``extra["timed_out"]``) leave it undecided (``holds`` None,
+    ``details["timed_out"]``) unless another unit refutes it."""
     failing = [r for r in results if r.witness is not None]
+    unfinished = [r for r in results if r.extra.get("timed_out")]
     disagreements = [{"location": r.location, "answers": r.disagreement} for r in results if r.disagreement]
     info: dict[str, Any] = dict(details or {})
     info["units_by_engine"] = dict(Counter(r.engine for r in results))
@@ -37,7 +40,11 @@ def certificate_from_units(
         info["witnesses"] = [r.witness for r in failing[1 : MAX_WITNESSES + 1]]
     if disagreements:
         info["engine_disagreements"] = disagreements
-    holds = not failing and not disagreements
+    holds: bool | None = not failing and not disagreements
+    if holds and unfinished:
+        holds = None
+        info["timed_out"] = True
+        info["reason"] = f"{len(unfinished):,} of {len(results):,} units were not finished by the time limit"
     return Certificate(
         guarantee=guarantee,
         holds=holds,

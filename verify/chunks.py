@@ -23,12 +23,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from math import comb
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from privtool.arrays import run_starts, unique_int
+from privtool.context import past
+from privtool.errors import TimedOut
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -54,6 +57,11 @@ class ChunkBits:
         items = tuple(sorted(masks))
         return cls(items, tuple(masks[i] for i in items), len(rows))
 
+    @cached_property
+    def mask_of(self) -> dict[str, int]:
+        """Item -> bitset of the sub-records holding it."""
+        return dict(zip(self.items, self.bits, strict=True))
+
 
 def support_in_rows(rows: Rows, itemset: Sequence[str]) -> int:
     """Direct count (no bitsets) of the rows containing ``itemset``; used to re-check witnesses."""
@@ -62,16 +70,25 @@ def support_in_rows(rows: Rows, itemset: Sequence[str]) -> int:
 
 
 def enumeration_size(n_items: int, m: int) -> int:
-    """Upper bound on the itemsets of 1..m items the enumeration engine may visit."""
-    return sum(comb(n_items, size) for size in range(1, m + 1))
+    """Upper bound on the itemsets of 1..m items the enumeration engine may visit
+    (``m`` beyond ``n_items`` adds nothing, so the sum stops there)."""
+    return sum(comb(n_items, size) for size in range(1, min(m, n_items) + 1))
+
+
+def effective_m(rows: Rows, m: int) -> int:
+    """``m`` clamped to the longest sub-record of the chunk: no itemset with more
+    items occurs in it, so checking at the clamped m is the same check."""
+    return max(1, min(m, max(map(len, rows), default=1)))
 
 
 # ------------------------------------------------------------- k^m-anonymity
-def km_witness_enum(rows: Rows, k: int, m: int) -> tuple[list[str], int] | None:
+def km_witness_enum(rows: Rows, k: int, m: int, deadline: float | None = None) -> tuple[list[str], int] | None:
     """An itemset of 1..m items with support in [1, k-1] in the chunk, or None.
 
     Level-wise enumeration over co-occurring itemsets only (an itemset with support
     0 has no superset with positive support), so the witness has the fewest items.
+    Raises :class:`~privtool.errors.TimedOut` once the wall-clock ``deadline``
+    has passed (checked every 256 itemsets extended).
     """
     chunk = ChunkBits.of(rows)
     frontier: list[tuple[int, int]] = []  # (index of last item, row mask), itemsets kept in `paths`
@@ -86,7 +103,9 @@ def km_witness_enum(rows: Rows, k: int, m: int) -> tuple[list[str], int] | None:
     for _size in range(2, m + 1):
         next_frontier: list[tuple[int, int]] = []
         next_paths: list[tuple[int, ...]] = []
-        for (last, mask), path in zip(frontier, paths, strict=False):
+        for done, ((last, mask), path) in enumerate(zip(frontier, paths, strict=False)):
+            if done % 256 == 255 and past(deadline):
+                raise TimedOut
             for j in range(last + 1, n):
                 joint = mask & chunk.bits[j]
                 if not joint:

@@ -20,6 +20,7 @@ small for k) together: both must hold (docs/guarantees.md).
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any, ClassVar
 
 from privtool.components import Evidence, Verifier
@@ -72,6 +73,7 @@ class KmAnonymity(Verifier):
                 k,
                 m,
                 params["engine"],
+                ctx.deadline,
             )
             for i in range(0, len(units), BATCH_SIZE)
         ]
@@ -96,7 +98,7 @@ class CoverFreedom(Verifier):
                 results = check_cover_all(chunk_units(release))
         else:
             units = [_pack(u, (engine,)) for u in chunk_units(release)]
-            results = ctx.map(check_cover_unit, units, "cover-freedom of chunks")
+            results = ctx.map(partial(check_cover_unit, deadline=ctx.deadline), units, "cover-freedom of chunks")
         return [certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start)]
 
 

@@ -5,7 +5,8 @@ What is checked (docs/guarantees.md, "faithfulness"):
 * provenance: the original's content SHA-256 is the input SHA-256 the release
   and the trail state; the trail belongs to this release (its release SHA-256);
 * accounting: every original record is published or counted as suppressed
-  (trail ``suppressed_records`` and release ``stats``), no record appears twice;
+  (trail ``suppressed_records`` and the ``stats`` of the release and the
+  trail), no record appears twice;
 * content, disassociated releases (needs the trail's ``cluster_of_record``): per
   cluster, the record chunks partition the items into disjoint domains; each
   record chunk equals, as a multiset, the non-empty projections of the cluster's
@@ -13,7 +14,8 @@ What is checked (docs/guarantees.md, "faithfulness"):
   trail's ghost sub-records for it, or else comes from them by removing items
   from distinct sub-records (partial suppression), with every such removed
   occurrence, and every occurrence of an item published nowhere, counted in
-  ``stats.suppressed_item_occurrences``; each shared chunk likewise over the records
+  ``stats.suppressed_item_occurrences`` (of the trail, or of a release written
+  before that count moved there); each shared chunk likewise over the records
   of every cluster under its joint cluster (joint clusters may nest); the term chunk is exactly the set of the
   cluster's remaining items; the cluster size is its input records plus the
   ghost records added (a ghost sub-record fills a row that is empty in its
@@ -81,10 +83,16 @@ def check_provenance(
             )
 
 
+def stated_stats(release: Release, trail: Trail | None) -> dict[str, Any]:
+    """The counts the release and its trail state together (the trail's win:
+    it holds what the release does not publish, :mod:`privtool.publishable`)."""
+    return {**release.stats, **(trail.stats if trail is not None else {})}
+
+
 def check_accounting(release: Release, original: Dataset, trail: Trail | None) -> int:
     """Suppressed-record count after the consistency checks; raises on a gap."""
     n = original.n_records
-    stats = release.stats
+    stats = stated_stats(release, trail)
     if "records_in" in stats and stats["records_in"] != n:
         raise Unfaithful(
             {
@@ -265,7 +273,7 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
             where = {"joint_cluster": j.id, "shared_chunk": index}
             silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(j.id, index)])
     if silent:
-        stated = release.stats.get("suppressed_item_occurrences")
+        stated = stated_stats(release, trail).get("suppressed_item_occurrences")
         if stated != silent + len(trail.removed_items):
             raise Unfaithful(
                 {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from privtool.components import Verifier
 from privtool.hookspecs import hookimpl
 
+from .algorithm_aware import AlgorithmAwareCoverFreedom
 from .disassociated import CoverFreedom, DisassociationGuarantee, KmAnonymity
 from .faithfulness import Faithfulness
 from .generalized import HierarchyConsistency, KAnonymity
@@ -18,6 +19,7 @@ def privtool_verifiers() -> list[Verifier]:
         KmAnonymity(),
         DisassociationGuarantee(),
         CoverFreedom(),
+        AlgorithmAwareCoverFreedom(),
         KAnonymity(),
         KmAnonymityOfRecords(),
         HierarchyConsistency(),

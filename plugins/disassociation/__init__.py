@@ -44,10 +44,18 @@ from .horpart import STRATEGIES, partition
 from .publish import build_outcome
 from .refine import refine
 from .tlost import release_k, tlost
-from .verpart import verpart, verpart_batch
+from .verpart import ORDERS, verpart, verpart_batch
 
 MAX_CLUSTER_SIZE = Param(
     "max_cluster_size", int, 30, "HORPART splits a group of records until it has at most this many.", min=2
+)
+VERPART_ORDER = Param(
+    "verpart_order",
+    str,
+    "support",
+    "Order VERPART tries a cluster's terms in: support (the paper's: support descending, ties by label) or random "
+    "(a shuffle per cluster drawn from the seed; see docs/attacks.md, minimality).",
+    choices=ORDERS,
 )
 
 _SUMMARIES = {
@@ -88,16 +96,19 @@ class StrategyPartitioner(Partitioner):
 class VerPart(VerticalChunker):
     name = "verpart"
     summary = "VERPART: terms with support < k to the term chunk, the rest greedily into k^m-anonymous record chunks"
-    params = (K, M)
+    params = (K, M, VERPART_ORDER)
 
     def chunk(self, cluster: Dataset, params: dict[str, Any], ctx: Context) -> ChunkedCluster:
         """The chunks of ``cluster`` (all its records form one cluster)."""
-        return verpart(cluster.sizes, cluster.items, params["k"], params["m"])
+        order = params.get("verpart_order", "support")
+        return verpart(cluster.sizes, cluster.items, params["k"], params["m"], order, ctx.seed)
 
     def chunk_batch(self, batch: ClusterBatch, params: dict[str, Any], ctx: Context) -> list[ChunkedCluster]:
         """VERPART of every cluster of ``batch`` at once (supports and bitsets
         computed together, :func:`.verpart.cluster_terms`)."""
-        return verpart_batch((batch.cluster_sizes, batch.record_sizes, batch.items), params["k"], params["m"])
+        unit = (batch.cluster_sizes, batch.record_sizes, batch.items)
+        order = params.get("verpart_order", "support")
+        return verpart_batch(unit, params["k"], params["m"], order, ctx.seed)
 
 
 class Refine(Refiner):

@@ -36,7 +36,11 @@ def chunk_occurrences(release: Release) -> int:
 
 def published_occurrences(release: Release, original: Dataset, trail: Trail | None) -> int:
     """Item occurrences of the records the release publishes: from the trail
-    when given (exact), else from the release's ``item_occurrences_published``."""
+    when given (its records' clusters, exact; else its ``stats``); without it,
+    every occurrence of the original when the release states that it
+    suppressed no record of it, or the ``item_occurrences_published`` of a
+    release written before that count moved to the trail (it tells how many
+    occurrences the term chunks hold)."""
     if trail is not None and trail.cluster_of_record:
         if len(trail.cluster_of_record) != original.n_records:
             raise ParameterError(
@@ -44,11 +48,12 @@ def published_occurrences(release: Release, original: Dataset, trail: Trail | No
             )
         kept = np.array([c is not None for c in trail.cluster_of_record], dtype=bool)
         return int(original.sizes[kept].sum())
-    if "item_occurrences_published" not in release.stats:
-        raise MissingEvidence(
-            "metric 'tlost' needs the trail (--trail TRAIL) or the release stat item_occurrences_published."
-        )
-    return int(release.stats["item_occurrences_published"])
+    stats = {**release.stats, **(trail.stats if trail is not None else {})}
+    if stats.get("suppressed_records") == 0 and stats.get("records_in") == original.n_records:
+        return original.n_occurrences
+    if "item_occurrences_published" not in stats:
+        raise MissingEvidence("metric 'tlost' needs the trail (--trail TRAIL).")
+    return int(stats["item_occurrences_published"])
 
 
 def tlost(release: Release, original: Dataset, k: int, trail: Trail | None = None) -> dict[str, float]:

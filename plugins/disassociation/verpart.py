@@ -12,7 +12,9 @@ to a chunk that is already k^m-anonymous only needs the itemsets that contain
 t: every ``{t} ∪ S`` with S a subset of the chunk of at most m-1 terms whose
 support is not zero (a zero intersection prunes all its supersets). Ties in
 support go to the smallest item id. The same greedy builds REFINE's shared
-chunks.
+chunks. The order the terms are tried in is a parameter (:data:`ORDERS`): the
+paper's is public and deterministic, which the ``minimality`` attack exploits;
+``random`` shuffles it per cluster from the seed.
 
 Supports and bitsets of many clusters are computed together, vectorised (one
 sort of the (cluster, term) keys); only the terms with support >= k get a
@@ -21,11 +23,14 @@ bitset, one Python int each, none per item occurrence.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from privtool.chain import ChunkedCluster
+from privtool.context import SeedSplitter
 
 
 @dataclass
@@ -107,10 +112,14 @@ def fits(bits: int, chunk: list[int], k: int, m: int) -> bool:
     return True
 
 
-def greedy_chunks(terms: ClusterTerms, k: int, m: int) -> tuple[tuple[int, ...], ...]:
+def greedy_chunks(
+    terms: ClusterTerms, k: int, m: int, order: Sequence[int] | None = None
+) -> tuple[tuple[int, ...], ...]:
     """Term domains of k^m-anonymous chunks covering every frequent term
-    (VERPART lines 6-15), each domain as ascending ids."""
-    order = np.lexsort((terms.ids, -terms.supports)).tolist()
+    (VERPART lines 6-15), each domain as ascending ids. ``order`` is the order
+    the terms are tried in (positions in ``terms``); by default the paper's,
+    support descending with ties to the smallest id."""
+    order = list(order) if order is not None else np.lexsort((terms.ids, -terms.supports)).tolist()
     chunks: list[tuple[int, ...]] = []
     while order:
         members: list[int] = []
@@ -127,12 +136,42 @@ def greedy_chunks(terms: ClusterTerms, k: int, m: int) -> tuple[tuple[int, ...],
     return tuple(chunks)
 
 
-def verpart_batch(unit: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, m: int) -> list[ChunkedCluster]:
+ORDERS = ("support", "random")
+"""Orders VERPART may try the terms of a cluster in: the paper's (support
+descending, ties to the smallest id) or a seeded shuffle per cluster."""
+
+
+def random_order(seed: int, terms: ClusterTerms) -> np.ndarray:
+    """The order (positions in ``terms``, ascending ids) in which a cluster
+    tries its frequent terms under ``order="random"``: a shuffle drawn from the
+    seed and a digest of the cluster's content (the supports of every pair of
+    its frequent terms). It is the same on every executor and for whoever holds
+    the data and the seed, but the release does not give it away even with the
+    seed: pairs of terms of different chunks have no published support."""
+    bits = terms.bits
+    pairs = [(bits[i] & bits[j]).bit_count() for i in range(len(bits)) for j in range(i + 1, len(bits))]
+    content = np.asarray([*terms.supports.tolist(), *pairs], dtype=np.int64).tobytes()
+    digest = hashlib.sha256(content).hexdigest()
+    return SeedSplitter(seed).rng("verpart-order", digest).permutation(len(bits))
+
+
+def verpart_batch(
+    unit: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, m: int, order: str = "support", seed: int = 0
+) -> list[ChunkedCluster]:
     """VERPART of consecutive clusters given as ``(cluster_sizes, record_sizes,
-    items)`` (see :func:`cluster_terms`): the unit of work of ``ctx.map``."""
-    return [ChunkedCluster(greedy_chunks(terms, k, m), tuple(terms.rare.tolist())) for terms in cluster_terms(*unit, k)]
+    items)`` (see :func:`cluster_terms`): the unit of work of ``ctx.map``.
+    ``order`` is one of :data:`ORDERS` (``random`` draws from ``seed``, see
+    :func:`random_order`)."""
+    out = []
+    for terms in cluster_terms(*unit, k):
+        shuffle = random_order(seed, terms).tolist() if order == "random" else None
+        out.append(ChunkedCluster(greedy_chunks(terms, k, m, shuffle), tuple(terms.rare.tolist())))
+    return out
 
 
-def verpart(record_sizes: np.ndarray, items: np.ndarray, k: int, m: int) -> ChunkedCluster:
+def verpart(
+    record_sizes: np.ndarray, items: np.ndarray, k: int, m: int, order: str = "support", seed: int = 0
+) -> ChunkedCluster:
     """VERPART of one cluster given as record sizes and concatenated item ids."""
-    return verpart_batch((np.array([len(record_sizes)]), np.asarray(record_sizes), np.asarray(items)), k, m)[0]
+    unit = (np.array([len(record_sizes)]), np.asarray(record_sizes), np.asarray(items))
+    return verpart_batch(unit, k, m, order, seed)[0]

@@ -126,6 +126,8 @@ class _LocalGeneralization(Anonymizer):
         ncp_value = mean_ncp(hier, gen)
         release = Release(
             kind="generalized",
+            # the hierarchy by content, never by the local path it was read from
+            params={"hierarchy": f"sha256:{hier.content_sha256()}"},
             records=records,
             hierarchy=hier.to_json(),
             stats={

@@ -8,8 +8,8 @@
   item occurrences between the disassociated release T* and the safe release
   T', over the items of record and shared chunks (term chunks publish no
   counts). Partial suppression keeps every item's support (lemma 2), so RLM
-  counts the chunks removed by the fallback. The sanitizer's release stats hold
-  both sums; :func:`rlm_between` computes it from two releases.
+  counts the chunks removed by the fallback. The sanitizer's counts (in the
+  trail's stats: they are not published) hold both sums; :func:`rlm_between` computes it from two releases.
   ``rlm_real`` also counts the occurrences moved from real sub-records to
   ghost sub-records.
 * RAE (5.1.3): per pair ``{x, y}`` that occurs in the original,
@@ -30,10 +30,13 @@ import numpy as np
 from privtool.attacks.cover import RECORD, chunk_covers, iter_chunks
 from privtool.components import Evidence, Metric
 from privtool.context import Context
+from privtool.errors import MissingEvidence
 from privtool.params import Param
 from privtool.release import Release
+from privtool.trail import Trail
 
 from .pairs import expected_pair_supports, original_pair_supports
+from .sanitizer import NAME
 
 
 def pem(release: Release) -> dict[str, Any]:
@@ -68,10 +71,15 @@ def rlm_between(before: Release, after: Release) -> float:
     return lost / total if total else 0.0
 
 
-def rlm(release: Release) -> dict[str, Any]:
-    """RLM of a release from the counts the sanitizer put in its stats (0 for a
-    release the sanitizer never touched)."""
-    stats = release.stats
+def rlm(release: Release, trail: Trail | None = None) -> dict[str, Any]:
+    """RLM of a release from the counts the sanitizer kept in the trail's stats
+    (in the release's stats for a release written before they moved; 0 for a
+    release the sanitizer never touched). The counts say what was suppressed
+    and invented, so a release never publishes them: without its trail the RLM
+    of a safe-disassociated release is unknown (:class:`MissingEvidence`)."""
+    stats = {**release.stats, **(trail.stats if trail is not None else {})}
+    if NAME in (release.params.get("sanitizers") or []) and "chunk_item_occurrences_before_safe" not in stats:
+        raise MissingEvidence("metric 'rlm' of a safe-disassociated release needs its trail (--trail TRAIL).")
     before = int(stats.get("chunk_item_occurrences_before_safe", 0))
     removed = int(stats.get("suppressed_item_occurrences", 0))
     ghosts = int(stats.get("ghost_item_occurrences", 0))
@@ -130,7 +138,7 @@ class Rlm(Metric):
     better = "lower"
 
     def compute(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> dict[str, Any]:
-        return rlm(release)
+        return rlm(release, evidence.trail)
 
 
 class Rae(Metric):

@@ -13,6 +13,13 @@
 
 Pairs are keyed ``x * V + y`` (``x < y`` ids into a vocabulary of size ``V``)
 in ascending key order.
+
+Both hold one entry per pair at once: every pair occurrence of the original,
+the pairs of every cluster's items. Records or clusters with hundreds of items
+make that billions of entries (2,000 records of 500 items: 249 million pair
+occurrences), so :data:`PAIR_BUDGET` bounds them and beyond it the metric is
+reported as not computable (:class:`~privtool.errors.MissingEvidence`) instead
+of attempting the allocation.
 """
 
 from __future__ import annotations
@@ -22,7 +29,20 @@ from collections.abc import Sequence
 import numpy as np
 
 from privtool.dataset import Dataset
+from privtool.errors import MissingEvidence
 from privtool.release import Release
+
+PAIR_BUDGET = 50_000_000
+"""Most pair entries held at once (0.4 to 1.2 GB of arrays)."""
+
+
+def check_pair_budget(entries: int, where: str) -> None:
+    """:class:`MissingEvidence` when ``entries`` pair entries would exceed :data:`PAIR_BUDGET`."""
+    if entries > PAIR_BUDGET:
+        raise MissingEvidence(
+            f"metric 'rae' would hold {entries:,} item pairs of {where} in memory, more than the "
+            f"{PAIR_BUDGET:,} it allows; records or clusters with this many items are beyond what it measures."
+        )
 
 
 def _aggregate(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -36,6 +56,8 @@ def original_pair_supports(dataset: Dataset, vocabulary: int) -> tuple[np.ndarra
     """Keys and supports of the pairs that occur in ``dataset`` (item ids are the
     dataset's; ``vocabulary`` >= its number of items)."""
     sizes = dataset.sizes
+    lengths = sizes.astype(object)  # exact: C(n, 2) of long records overflows no int64 here
+    check_pair_budget(int(sum(lengths * (lengths - 1) // 2)), "the original")
     keys: list[np.ndarray] = []
     values: list[np.ndarray] = []
     for length in np.unique(sizes):
@@ -75,6 +97,7 @@ def _group_pairs(
     independent groups ``(ids, incidence or None, supports)``: exact within a
     group with an incidence matrix, ``c(x) c(y) / records`` across groups."""
     ids = np.concatenate([g[0] for g in groups])
+    check_pair_budget(len(ids) * len(ids), "one cluster of the release")
     supports = np.concatenate([g[2] for g in groups]).astype(float)
     matrix = np.outer(supports, supports) / records
     start = 0

@@ -26,24 +26,32 @@ chunk leaves nothing to cover. Neither action changes any other chunk (ghost
 rows are empty there). Hence one pass over the chunks removes every cover
 problem, and the "repeat until no chunk is vulnerable" loop stops after its
 second pass finds nothing; the loop checks this bound.
+
+How one vulnerable chunk is repaired is a :class:`Variant`: the paper's
+(:data:`FAITHFUL`, :func:`faithful_repair`) or the hardened one of
+:mod:`.hardened`; both share the loop, the fallback, the ghost bookkeeping, the
+stats and the trail notes. Both refuse ``m < 2`` (:func:`check_m`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from privtool.attacks.cover import RECORD, SHARED, ChunkRef, analyse_chunk
+import numpy as np
+
+from privtool.attacks.cover import RECORD, SHARED, ChunkCover, ChunkRef, analyse_chunk
 from privtool.claims import Claim
 from privtool.components import Outcome, Sanitizer
 from privtool.context import Context, SeedSplitter
+from privtool.errors import ParameterError
 from privtool.params import K, M, Param
 from privtool.release import Cluster, JointCluster, Release, canonical_itemset
 from privtool.trail import Trail
 
-from .partial import apply_suppression, draw_suppression, failed_preconditions
+from .partial import Suppression, apply_suppression, draw_suppression, failed_preconditions
 
 NAME = "safe-disassociation"
 
@@ -63,7 +71,9 @@ REPAIR_PASSES = 1
 @dataclass
 class ChunkAction:
     """What the sanitizer did to one vulnerable chunk (indices are those of the
-    input release)."""
+    input release). ``made_covered`` lists the items the hardened variant made
+    covered first (step A), ``removed_occurrences`` counts every occurrence taken
+    from a real sub-record (those moved to ghosts included)."""
 
     ref: ChunkRef
     itemset: list[str]
@@ -73,15 +83,91 @@ class ChunkAction:
     ghosts: list[list[str]] = field(default_factory=list)
     removed_occurrences: int = 0
     ghost_occurrences: int = 0
+    made_covered: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"chunk": str(self.ref), "itemset": self.itemset, "action": self.action}
         if self.action == "partial":
             out["parts"] = self.parts
             out["ghosts"] = self.ghosts
+            if self.made_covered:
+                out["made_covered"] = self.made_covered
+                out["made_covered_removed"] = self.removed_occurrences - self.ghost_occurrences
         else:
             out["failed_preconditions"] = self.failed
         return out
+
+
+def suppressed_action(cover: ChunkCover, failed: list[str]) -> ChunkAction:
+    """The fallback: the whole chunk is removed (section 5.2.2)."""
+    return ChunkAction(cover.ref, list(cover.itemset), "suppressed", failed, removed_occurrences=cover.occurrences)
+
+
+def partial_action(
+    cover: ChunkCover, suppression: Suppression, extra: int = 0, made_covered: Sequence[str] = ()
+) -> ChunkAction:
+    """Partial suppression: every item of ``I`` moves once from a real
+    sub-record to a ghost; ``extra`` occurrences were removed before (step A of
+    the hardened variant)."""
+    moved = len(cover.itemset)
+    return ChunkAction(
+        cover.ref,
+        list(cover.itemset),
+        "partial",
+        parts=[list(p) for p in suppression.parts],
+        ghosts=[canonical_itemset(g) for g in suppression.ghosts if g],
+        removed_occurrences=moved + extra,
+        ghost_occurrences=moved,
+        made_covered=list(made_covered),
+    )
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a repair may do to one chunk: ``capacity`` bounds ``|R_C|`` before
+    suppression (``delta - 2`` for record chunks, precondition (3); ``N - 2`` for
+    shared chunks), ``records`` is the number of records the chunk spreads
+    over before the repair (the cluster size, or ``N``) and ``min_preimages``
+    the fewest pre-images a repaired chunk must keep (:class:`Variant`)."""
+
+    k: int
+    m: int
+    capacity: int
+    records: int
+    min_preimages: int = 0
+
+
+Repair = Callable[
+    [Sequence[Sequence[str]], ChunkCover, Limits, np.random.Generator], tuple[list[list[str]] | None, ChunkAction]
+]
+"""Turns one vulnerable chunk into a cover-free one (or ``None``: removed)."""
+
+
+def faithful_repair(
+    rows: Sequence[Sequence[str]], cover: ChunkCover, limits: Limits, rng: np.random.Generator
+) -> tuple[list[list[str]] | None, ChunkAction]:
+    """The paper's rules: partial suppression when (3), (4) and (R) hold, the
+    fallback otherwise."""
+    width = len(cover.itemset)
+    failed = failed_preconditions(cover.rows, cover.itemset_support, width, limits.k, limits.m, limits.capacity + 2)
+    if failed:
+        return None, suppressed_action(cover, failed)
+    suppression = draw_suppression(cover.itemset, rng)
+    return apply_suppression(rows, suppression), partial_action(cover, suppression)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A sanitizer built on these rules: its name (trail notes, random
+    streams), how it repairs one vulnerable chunk, and the fewest pre-images a
+    repaired chunk must keep (0: no such requirement)."""
+
+    name: str
+    repair: Repair
+    min_preimages: int = 0
+
+
+FAITHFUL = Variant(NAME, faithful_repair)
 
 
 @dataclass
@@ -101,14 +187,20 @@ def sanitize_chunks(
     k: int,
     m: int,
     seeds: SeedSplitter,
+    variant: Variant = FAITHFUL,
+    records: int = 0,
 ) -> ChunkSetResult:
     """Make the chunks of one cluster (or one joint cluster) cover-free.
 
     ``capacity`` bounds ``|R_C|`` before suppression: ``delta - 2`` for record
-    chunks (precondition (3)), ``N - 2`` for shared chunks.
+    chunks (precondition (3)), ``N - 2`` for shared chunks; ``records`` is the
+    number of records the chunks spread over (0: the largest chunk's rows).
+    The draws of chunk ``index`` come from ``seeds.rng(variant.name, owner,
+    kind, index, pass)``.
     """
     # rows are never changed in place: a repaired chunk is a new list
     current: list[Sequence[Sequence[str]] | None] = list(chunks)
+    records = max([records, *(len(rows) for rows in chunks)])
     actions: list[ChunkAction] = []
     passes = 0
     while True:
@@ -122,40 +214,20 @@ def sanitize_chunks(
             found = True
             if passes >= REPAIR_PASSES:
                 raise RuntimeError(f"chunk {cover.ref} still has a covered item after {passes} repair pass(es)")
-            failed = failed_preconditions(cover.rows, cover.itemset_support, len(cover.itemset), k, m, capacity + 2)
-            if failed:
-                current[index] = None
-                actions.append(
-                    ChunkAction(
-                        cover.ref, list(cover.itemset), "suppressed", failed, removed_occurrences=cover.occurrences
-                    )
-                )
-                continue
-            rng = seeds.rng(NAME, owner, kind, index, passes)
-            suppression = draw_suppression(cover.itemset, rng)
-            current[index] = apply_suppression(rows, suppression)
-            moved = len(cover.itemset)
-            actions.append(
-                ChunkAction(
-                    cover.ref,
-                    list(cover.itemset),
-                    "partial",
-                    parts=[list(p) for p in suppression.parts],
-                    ghosts=[canonical_itemset(g) for g in suppression.ghosts if g],
-                    removed_occurrences=moved,
-                    ghost_occurrences=moved,
-                )
-            )
+            rng = seeds.rng(variant.name, owner, kind, index, passes)
+            limits = Limits(k, m, capacity, records, variant.min_preimages)
+            current[index], action = variant.repair(rows, cover, limits, rng)
+            actions.append(action)
         passes += 1
         if not found:
             return ChunkSetResult(current, actions, passes)
 
 
 def sanitize_cluster(
-    cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter
+    cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter, variant: Variant = FAITHFUL
 ) -> tuple[Cluster, ChunkSetResult]:
     """Record chunks of one cluster (a top-level function, for ``ctx.map``)."""
-    result = sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds)
+    result = sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds, variant, cluster.size)
     kept = [[list(row) for row in rows] for rows in result.chunks if rows is not None]
     size = max([cluster.size, *(len(rows) for rows in kept)])
     return Cluster(cluster.id, size, kept, list(cluster.term_chunk)), result
@@ -172,7 +244,7 @@ def joint_records(joint: JointCluster, sizes: dict[str, int], joints: dict[str, 
 
 @dataclass
 class SafeSummary:
-    """Counts of one sanitizer run (they go to the release stats)."""
+    """Counts of one sanitizer run (they go to the stats; stamping keeps them in the trail)."""
 
     vulnerable: int = 0
     partial: int = 0
@@ -219,11 +291,26 @@ def _record(
             summary.suppressed += 1
 
 
-def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context) -> Outcome:
+def check_m(m: int) -> None:
+    """Refuse ``m < 2``: the cover problem is a breach only for an adversary
+    who knows two items or more (lemma 1: a covered item and an item of another
+    chunk), so below that there is nothing to repair and every suppression
+    would be loss for nothing."""
+    if m < 2:
+        raise ParameterError(
+            f"--m {m}: safe disassociation repairs the cover problem, which needs an adversary who knows "
+            "at least 2 items (lemma 1); at m < 2 it has nothing to repair, so drop the sanitizer or use --m 2 or more."
+        )
+
+
+def safe_disassociate(
+    outcome: Outcome, k: int, m: int, delta: int, ctx: Context, variant: Variant = FAITHFUL
+) -> Outcome:
     """The sanitizer's work on a whole outcome (see the module docstring)."""
+    check_m(m)
     release = outcome.release
     before = sum(len(row) for ref_rows in _all_chunks(release) for row in ref_rows)
-    work = partial(sanitize_cluster, k=k, m=m, delta=delta, seeds=ctx.seeds)
+    work = partial(sanitize_cluster, k=k, m=m, delta=delta, seeds=ctx.seeds, variant=variant)
     results = ctx.map(work, release.clusters, "safe disassociation")
     summary = SafeSummary()
     ghosts: list[dict[str, Any]] = []
@@ -237,8 +324,8 @@ def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context
     joints_by_id = {j.id: j for j in release.joint_clusters}
     joints = []
     for joint in release.joint_clusters:
-        capacity = joint_records(joint, sizes, joints_by_id) - 2
-        result = sanitize_chunks(joint.id, SHARED, joint.shared_chunks, capacity, k, m, ctx.seeds)
+        records = joint_records(joint, sizes, joints_by_id)
+        result = sanitize_chunks(joint.id, SHARED, joint.shared_chunks, records - 2, k, m, ctx.seeds, variant, records)
         joints.append(
             JointCluster(
                 joint.id,
@@ -248,8 +335,9 @@ def safe_disassociate(outcome: Outcome, k: int, m: int, delta: int, ctx: Context
         )
         _record(ghosts, summary, notes, result)
     safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
-    safe.stats = _stats(release.stats, summary, before, safe)
-    trail = _trail(outcome.trail, ghosts, notes, summary, k, m, delta)
+    # earlier runs' counts are in the trail once stamped (privtool.publishable)
+    safe.stats = _stats({**release.stats, **outcome.trail.stats}, summary, before, safe)
+    trail = _trail(outcome.trail, variant.name, ghosts, notes, summary, k, m, delta)
     return Outcome(safe, trail)
 
 
@@ -298,6 +386,7 @@ def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Rele
 
 def _trail(
     old: Trail,
+    name: str,
     ghosts: list[dict[str, Any]],
     notes: list[dict[str, Any]],
     summary: SafeSummary,
@@ -306,9 +395,9 @@ def _trail(
     delta: int,
 ) -> Trail:
     trail = replace(old, ghost_records=[*old.ghost_records, *ghosts], notes=dict(old.notes))
-    runs = list(trail.notes.get(NAME, []))
+    runs = list(trail.notes.get(name, []))
     runs.append({"k": k, "m": m, "max_cluster_size": delta, "passes": summary.passes, "chunks": notes})
-    trail.notes[NAME] = runs
+    trail.notes[name] = runs
     return trail
 
 

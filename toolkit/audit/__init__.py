@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..assess import AUDIT, Assessment, AttackRun, CriterionResult, MetricResult, assess
+from ..assess import AUDIT, DEFAULT_TIME_LIMIT, Assessment, AttackRun, CriterionResult, MetricResult, assess
 from ..assessment_tables import redact
 from ..components import Evidence
 from ..context import Context
+from ..publishable import private_fields
 from ..registry import Registry
 from ..release import Release
 from ..results import Finding
+from ..trail import Trail
 
 CRITERION_TITLES = {"singling-out": "Singling out", "linkability": "Linkability", "inference": "Inference"}
 CRITERION_QUESTIONS = {
@@ -53,10 +55,12 @@ class Loss:
     sentence: str
 
 
-def losses(release: Release) -> list[Loss]:
-    """What was lost, from the release's stats: suppressed records, removed item
-    occurrences, occurrences published only in term chunks, ghost records added."""
-    stats = release.stats
+def losses(release: Release, trail: Trail | None = None) -> list[Loss]:
+    """What was lost, from the stats of the release and its trail (the counts a
+    release does not publish, :mod:`privtool.publishable`, are in the trail):
+    suppressed records, removed item occurrences, occurrences published only in
+    term chunks, ghost records added."""
+    stats = {**release.stats, **(trail.stats if trail is not None else {})}
     out = []
     records = stats.get("records_in")
 
@@ -110,6 +114,18 @@ class Audit:
     include_examples: bool
     metric_notes: Mapping[str, str]
     privtool_version: str = __version__
+    trail: Trail | None = None
+    """The private trail, when given (its stats and seed feed the report)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the release file carries that belongs in the private trail."""
+
+    @property
+    def seed(self) -> int | None:
+        """The seed the trail states (or a release written before it moved there)."""
+        if self.trail is not None and self.trail.seed is not None:
+            return self.trail.seed
+        seed = self.release.provenance.get("seed")
+        return seed if isinstance(seed, int) else None
 
     @property
     def release(self) -> Release:
@@ -145,13 +161,13 @@ class Audit:
 
     @property
     def losses(self) -> list[Loss]:
-        return losses(self.release)
+        return losses(self.release, self.trail)
 
     @property
     def input_matches(self) -> bool | None:
-        if self.input_sha256_given is None:
+        if self.input_sha256_given is None or not self.assessment.input_sha256:
             return None
-        return self.input_sha256_given == self.release.provenance.get("input_sha256")
+        return self.input_sha256_given == self.assessment.input_sha256
 
     def worst(self, run: AttackRun) -> list[Finding]:
         """The findings of ``run`` shown in the main text: breaches, then risks, at most :data:`WORST_SHOWN`."""
@@ -171,6 +187,8 @@ class Audit:
             "params": self.release.params,
             "provenance": self.release.provenance,
             "stats": self.release.stats,
+            "seed": self.seed,
+            "warnings": self.warnings,
             "input_sha256_checked": self.input_sha256_given,
             "input_matches_release": self.input_matches,
             "losses": [{"figure": x.figure, "value": x.value, "sentence": x.sentence} for x in self.losses],
@@ -179,10 +197,11 @@ class Audit:
         }
 
 
-def reproduce_command(release: Release, release_path: str) -> str:
+def reproduce_command(release: Release, release_path: str, seed: int | None = None) -> str:
     """The ``privtool`` command that makes this release again from its input
     (``hide`` for a rule-hiding release, whose rules stay a placeholder: they
-    are a secret of the trail)."""
+    are a secret of the trail; so is ``SEED`` without the trail, and a file the
+    release names by its content hash, such as ``HIERARCHY``)."""
     params = dict(release.params)
     method = params.pop("method", None)
     if method is None:
@@ -200,9 +219,11 @@ def reproduce_command(release: Release, release_path: str) -> str:
         option = "--" + name.replace("_", "-")
         if isinstance(value, bool):
             args.append(option if value else "--no-" + option[2:])
+        elif isinstance(value, str) and value.startswith("sha256:"):
+            args += [option, name.upper()]  # a file known by its content hash
         elif isinstance(value, (int, float, str)):
             args += [option, str(value)]
-    args += ["--seed", str(release.provenance.get("seed", 0))]
+    args += ["--seed", "SEED" if seed is None else str(seed)]
     return shlex.join(args)
 
 
@@ -227,18 +248,34 @@ def build_audit(
     include_examples: bool = False,
     attacks: Sequence[str] = (),
     metrics: Sequence[str] = (),
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> Audit:
     """Verify, attack and measure ``release`` (``attacks``, ``metrics``: only
     these, each must apply; default every one that applies); see the module docstring."""
     evidence = Evidence(evidence.original, evidence.trail, {**evidence.extra, "release_sha256": release_sha256})
     result = assess(
-        registry, release, evidence, ctx, AUDIT, options=options, attacks=attacks, metrics=list(metrics) or None
+        registry,
+        release,
+        evidence,
+        ctx,
+        AUDIT,
+        options=options,
+        attacks=attacks,
+        metrics=list(metrics) or None,
+        time_limit=time_limit,
     )
-    return Audit(
+    audit = Audit(
         release_path=release_path,
         assessment=result,
         input_sha256_given=evidence.original.content_sha256() if evidence.original is not None else None,
-        reproduce=reproduce_command(release, release_path),
+        reproduce="",
         include_examples=include_examples,
         metric_notes=metric_notes(registry, result.metrics),
+        trail=evidence.trail,
+        warnings=[
+            f"the release publishes {path}, which belongs in the private trail; remove it before publishing"
+            for path in private_fields(release)
+        ],
     )
+    audit.reproduce = reproduce_command(release, release_path, audit.seed)
+    return audit

@@ -57,7 +57,7 @@ def _criteria(audit: Audit) -> list[str]:
         )
         for adversary in ADVERSARY_TITLES:
             c = by_key[(criterion, adversary)]
-            parts.append(f"<td>{_status(c.status)} {escape(criterion_cell(audit, c))}</td>")
+            parts.append(f"<td>{_status(c.status)} {escape(criterion_cell(audit.assessment, c))}</td>")
         parts.append("</tr>")
     parts.append("</table>")
     return parts
@@ -172,9 +172,9 @@ def _release_facts(audit: Audit) -> list[str]:
         ("parameters", "; ".join(f"{k} {evidence_text(v, 80)}" for k, v in release.params.items())),
         ("privtool", prov.get("privtool", "unknown")),
         ("plugins", ", ".join(f"{k} {v}" for k, v in prov.get("plugins", {}).items())),
-        ("input SHA-256", f"{prov.get('input_sha256', 'unknown')}{match}"),
+        ("input SHA-256 (trail)", f"{audit.assessment.input_sha256 or 'unknown'}{match}"),
         ("release SHA-256", audit.release_sha256),
-        ("seed", prov.get("seed", "unknown")),
+        ("seed (trail)", "unknown" if audit.seed is None else audit.seed),
         ("audited by", f"privtool {audit.privtool_version} in {audit.seconds:.2f} s"),
     ]
     parts += [f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>" for k, v in rows]
@@ -210,6 +210,7 @@ def render_html(audit: Audit) -> str:
         f'<p class="reason">{escape(result.verdict_reason[:1].upper() + result.verdict_reason[1:])}.</p>',
         *_criteria(audit),
         *(f'<p class="note">{escape(note)}</p>' for note in result.notes),
+        *(f'<p class="breach">WARNING: {escape(warning)}</p>' for warning in audit.warnings),
         f"<p class='muted'>Release <code>{escape(audit.release_path)}</code> ({escape(audit.release.kind)}).</p>",
         *_claims(audit),
         *_lost_and_utility(audit),

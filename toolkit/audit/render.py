@@ -12,6 +12,7 @@ format, and evidence drawn from the original data is withheld unless
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Console
@@ -19,7 +20,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..assess import CriterionResult
+from ..assess import Assessment, CriterionResult
 from ..assessment_tables import attack_headline, claim_evidence, print_integrity, print_structure, redact, styled
 from ..evidence_text import evidence_text
 from ..results import Finding
@@ -42,16 +43,34 @@ def metric_rows(audit: Audit) -> list[tuple[str, str]]:
     ]
 
 
-def criterion_cell(audit: Audit, criterion: CriterionResult) -> str:
+def criterion_cell(assessment: Assessment, criterion: CriterionResult) -> str:
     """The text of one criterion cell, after its status: the claims that
     address it (or what the release claims instead) and the measured exposure."""
     if criterion.claims:
         parts = [f"claims: {', '.join(criterion.claims)}"]
     else:
-        stated = ", ".join(sorted({c.claim.model for c in audit.assessment.claims})) or "nothing"
+        stated = ", ".join(sorted({c.claim.model for c in assessment.claims})) or "nothing"
         parts = [f"no claim addresses it (the release claims {stated})"]
     parts += [f"measured: {e}" for e in criterion.exposure]
     return "; ".join(parts)
+
+
+def print_criteria(console: Console, assessment: Assessment) -> None:
+    """The criteria table: one row per WP29 criterion, one column per adversary
+    model (so the algorithm-aware column is there for every release, NOT
+    PROTECTED where no claim covers it)."""
+    table = Table(title="Criteria (WP29): protected only where a claim covers them and holds")
+    table.add_column("criterion")
+    for adversary in ADVERSARY_TITLES.values():
+        table.add_column(adversary, overflow="fold")
+    by_key = {(c.criterion, c.adversary): c for c in assessment.criteria()}
+    for criterion, title in CRITERION_TITLES.items():
+        cells = []
+        for adversary in ADVERSARY_TITLES:
+            c = by_key[(criterion, adversary)]
+            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(assessment, c)))
+        table.add_row(title, *cells)
+    console.print(table)
 
 
 def render_json(audit: Audit) -> str:
@@ -69,19 +88,10 @@ def render_terminal(audit: Audit, console: Console) -> None:
     console.print(Text(f"release {audit.release_path} ({audit.release.kind}), SHA-256 {audit.release_sha256}"))
     for note in result.notes:
         console.print(Text(note, style="yellow"))
+    for warning in audit.warnings:
+        console.print(Text(f"WARNING: {warning}", style="bold yellow"))
     print_structure(console, result)
-    table = Table(title="Criteria (WP29): protected only where a claim covers them and holds")
-    table.add_column("criterion")
-    for adversary in ADVERSARY_TITLES.values():
-        table.add_column(adversary, overflow="fold")
-    by_key = {(c.criterion, c.adversary): c for c in audit.criteria}
-    for criterion, title in CRITERION_TITLES.items():
-        cells = []
-        for adversary in ADVERSARY_TITLES:
-            c = by_key[(criterion, adversary)]
-            cells.append(Text.assemble(styled(c.status), "\n", criterion_cell(audit, c)))
-        table.add_row(title, *cells)
-    console.print(table)
+    print_criteria(console, result)
     if result.claims:
         claims = Table(title="Claims")
         for column in ("claim", "adversary", "status", "what it promises", "evidence"):
@@ -123,9 +133,11 @@ def render_terminal(audit: Audit, console: Console) -> None:
 
 
 def md_escape(text: Any) -> str:
-    """Escape text for a Markdown table cell (no HTML, no pipes, no emphasis)."""
+    """Escape text for Markdown outside code (a table cell, a list item): no
+    HTML, no pipes, no emphasis, strike-through, links or images, no line break."""
     out = str(text)
     for char, repl in (
+        ("\\", "\\\\"),
         ("&", "&amp;"),
         ("<", "&lt;"),
         (">", "&gt;"),
@@ -133,10 +145,34 @@ def md_escape(text: Any) -> str:
         ("*", "\\*"),
         ("_", "\\_"),
         ("`", "\\`"),
+        ("~", "\\~"),
+        ("[", "\\["),
+        ("]", "\\]"),
+        ("\r", " "),
         ("\n", " "),
     ):
         out = out.replace(char, repl)
     return out
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall("`+", text)), default=0)
+
+
+def md_code(text: Any) -> str:
+    """``text`` as a Markdown code span that nothing in it can close: the
+    fence is longer than any run of backticks inside (CommonMark 6.1)."""
+    body = " ".join(str(text).splitlines())
+    fence = "`" * (_longest_backtick_run(body) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def md_block(text: str) -> list[str]:
+    """``text`` as a fenced code block whose fence is longer than any run of
+    backticks inside (CommonMark 4.5), so the text cannot end the block."""
+    fence = "`" * max(3, _longest_backtick_run(text) + 1)
+    return [fence, *text.splitlines(), fence]
 
 
 def _finding_rows(audit: Audit, findings: list[Finding]) -> list[str]:
@@ -157,9 +193,11 @@ def render_markdown(audit: Audit) -> str:
         "",
         f"{md_escape(result.verdict_reason[:1].upper() + result.verdict_reason[1:])}.",
         "",
-        f"Release `{md_escape(audit.release_path)}` ({audit.release.kind}), SHA-256 `{audit.release_sha256}`.",
+        f"Release {md_code(audit.release_path)} ({md_escape(audit.release.kind)}), "
+        f"SHA-256 {md_code(audit.release_sha256)}.",
         "",
         *(f"> {md_escape(note)}" for note in result.notes),
+        *(f"> **WARNING**: {md_escape(warning)}" for warning in audit.warnings),
         "",
         "## Criteria",
         "",
@@ -169,13 +207,12 @@ def render_markdown(audit: Audit) -> str:
     by_key = {(c.criterion, c.adversary): c for c in audit.criteria}
     for criterion, title in CRITERION_TITLES.items():
         cells = [by_key[(criterion, a)] for a in adversaries]
-        lines.append(
-            f"| {title} | " + " | ".join(f"**{c.status}**: {md_escape(criterion_cell(audit, c))}" for c in cells) + " |"
-        )
+        texts = [f"**{c.status}**: {md_escape(criterion_cell(audit.assessment, c))}" for c in cells]
+        lines.append(f"| {title} | " + " | ".join(texts) + " |")
     lines += ["", *(f"- {CRITERION_TITLES[c]}: _{q}_" for c, q in CRITERION_QUESTIONS.items()), ""]
     if result.structure:
         lines += ["## Structure", "", "| where | problem |", "|---|---|"]
-        lines += [f"| `{md_escape(p.path)}` | {md_escape(p.problem)} |" for p in result.structure]
+        lines += [f"| {md_code(p.path)} | {md_escape(p.problem)} |" for p in result.structure]
         lines.append("")
     lines += ["## Claims", ""]
     if result.claims:
@@ -226,8 +263,8 @@ def render_markdown(audit: Audit) -> str:
     lines += [
         "## Release",
         "",
-        f"- Format: {audit.release.format}",
-        f"- Input SHA-256 (stated): `{prov.get('input_sha256', 'unknown')}`"
+        f"- Format: {md_escape(audit.release.format)}",
+        f"- Input SHA-256 (stated in the trail): {md_code(audit.assessment.input_sha256 or 'unknown')}"
         + (
             ""
             if audit.input_matches is None
@@ -235,13 +272,13 @@ def render_markdown(audit: Audit) -> str:
         ),
         f"- privtool {audit.privtool_version}; plugins: "
         + ", ".join(f"{md_escape(k)} {md_escape(v)}" for k, v in prov.get("plugins", {}).items()),
-        f"- Seed: {prov.get('seed', 'unknown')}",
+        f"- Seed: {md_escape('unknown (in the trail)' if audit.seed is None else audit.seed)}",
         "- Parameters: "
         + "; ".join(f"{md_escape(k)} {md_escape(evidence_text(v, 80))}" for k, v in audit.release.params.items()),
         "",
     ]
     if audit.reproduce:
-        lines += ["## Reproduce", "", "```", audit.reproduce, "```", ""]
+        lines += ["## Reproduce", "", *md_block(audit.reproduce), ""]
     if any(run.findings for run in result.attacks):
         lines += ["## Appendix: every finding", ""]
         for run in result.attacks:

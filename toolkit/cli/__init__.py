@@ -130,6 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     except (click.Abort, KeyboardInterrupt):
         click.echo("privtool: interrupted.", err=True)
         return 130
+    except MemoryError:
+        click.echo(
+            "privtool: error: out of memory: the input is larger than this machine can process "
+            "(a dataset, or a release whose clusters claim that many records).",
+            err=True,
+        )
+        return EXIT_USAGE
     except Exception as exc:  # the last line of the error contract: never a bare traceback, never exit 1
         return _internal_error(exc, args)
     return int(result or 0)

@@ -13,6 +13,7 @@ import click
 
 from ..errors import ParameterError
 from ..io import read_dataset
+from ..outputs import check_outputs
 from ..pipeline import method_chain, run_chain, stage_param, write_outcome
 from ..registry import Registry
 from .common import (
@@ -98,6 +99,7 @@ def command(
         raise ParameterError("anonymize needs --method (see privtool anonymize --list).")
     if output is None:
         raise ParameterError("anonymize needs -o RELEASE.json.")
+    check_outputs({"-o": output, "--trail": trail}, {"DATA": data, "--config": config})
     stages = [stage.name for stage in registry.get("anonymizer", method).stages]
     chain = method_chain(registry, method, sanitizers, {**settings, **peek_options(ctx.args, stages)})
     given, read_options = options_and_format_options(registry, data, fmt, ctx.args, chain.spec, chain.owner)

@@ -14,7 +14,6 @@ import click
 
 from ..assess import ATTACK, assess
 from ..assessment_tables import print_attack, print_claims, print_integrity, print_structure, print_verdict
-from ..io import file_sha256
 from ..params import merge_specs
 from ..release import read_release
 from .common import (
@@ -70,7 +69,7 @@ def command(
     spec = merge_specs(registry.get("attack", n).params for n in (attacks or registry.names("attack")))
     options, read_options = options_and_format_options(registry, original, fmt, ctx.args, spec, "attack")
     evidence = load_evidence(registry, original, fmt, trail, read_options)
-    evidence.extra = {"release_sha256": file_sha256(release_path)}
+    evidence.extra = {"release_sha256": release.source_sha256}  # read once: a FIFO works
     if known is not None:
         options["known"] = known
     if targets is not None:

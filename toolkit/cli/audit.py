@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import click
 
-from ..assess import select
+from ..assess import DEFAULT_TIME_LIMIT, select
 from ..audit import build_audit
 from ..audit.render import render_terminal
 from ..audit.reports import write_report
 from ..errors import ParameterError
-from ..io import file_sha256
+from ..outputs import check_outputs
 from ..params import merge_specs
 from ..release import read_release
 from .common import (
@@ -60,6 +60,14 @@ from .common import (
     is_flag=True,
     help="Include original records in the evidence (never do this for a report you publish).",
 )
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIME_LIMIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds each verifier may run; one not finished by then is reported undecided (never as holding). 0: none.",
+)
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
 @click.option(
     "--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: all that apply)."
@@ -77,11 +85,13 @@ def command(
     include_examples: bool,
     attacks: tuple[str, ...],
     metrics: tuple[str, ...],
+    time_limit: float,
     run: RunSettings,
 ) -> int:
     """Verify, attack and measure RELEASE, and write a compliance report."""
     if report_format != "terminal" and output is None:
         raise ParameterError(f"audit --format {report_format} needs -o REPORT.")
+    check_outputs({"-o": output}, {"RELEASE": release_path, "--original": original, "--trail": trail})
     registry = app(ctx).registry
     release = read_release(release_path)
     components = [
@@ -97,13 +107,14 @@ def command(
             registry,
             release,
             release_path,
-            file_sha256(release_path),
+            release.source_sha256,
             evidence,
             options,
             run_ctx,
             include_examples,
             attacks,
             metrics,
+            time_limit or None,
         )
     if report_format == "terminal" or output is None:  # only the terminal report goes without -o
         render_terminal(audit, stdout_console())

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from ..assess import ComponentFailure
 from ..components import Evidence
@@ -73,11 +74,22 @@ def report_failures(ctx: click.Context, failures: Sequence[ComponentFailure]) ->
 
 
 def stdout_console() -> Console:
-    return Console(soft_wrap=False)
+    """The console of a command's output. Markup is off: every string printed,
+    in a table, a title or a tree, is shown as it is, so a data label such as
+    ``[/]`` or ``[link=...]`` can neither break the output nor become a
+    hyperlink; styled text is passed as :class:`rich.text.Text` (:func:`styled`)."""
+    return Console(soft_wrap=False, markup=False)
 
 
 def stderr_console() -> Console:
-    return Console(stderr=True)
+    """The console of messages and progress (markup off, as :func:`stdout_console`)."""
+    return Console(stderr=True, markup=False)
+
+
+def styled(text: str, style: str) -> Text:
+    """``text`` shown literally in ``style`` (the way to colour output now that
+    consoles read no markup)."""
+    return Text(text, style=style)
 
 
 def echo_json(obj: Any) -> None:
@@ -144,18 +156,36 @@ def running(run: RunSettings, progress: bool = True) -> Iterator[Context]:
 
 def load_config(path: str | None) -> dict[str, Any]:
     """Parameters from a TOML file: top-level keys are parameter names
-    (``max-cluster-size`` or ``max_cluster_size``)."""
+    (``max-cluster-size`` or ``max_cluster_size``) whose values are numbers,
+    strings, booleans or arrays of them; ``method`` is a string and
+    ``sanitizer`` a string or an array of strings. Anything else (a table, a
+    date) is an :class:`InputError` naming the key."""
     if path is None:
         return {}
     p = Path(path)
-    if not p.is_file():
-        raise InputError(
-            "no such config file" if not p.exists() else "expected a config file, found a directory", path=p
-        )
+    if not p.exists():
+        raise InputError("no such config file", path=p)
+    if p.is_dir():
+        raise InputError("expected a config file, found a directory", path=p)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not a valid TOML file ({exc})", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the config file ({exc.strerror or exc})", path=p) from None
+    scalar = (str, int, float, bool)
+    for key, value in data.items():
+        values = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, scalar) for v in values):
+            raise InputError(
+                f"key {key!r} holds {type(value).__name__} values; a config holds parameter values "
+                "(numbers, strings, true/false, or arrays of them)",
+                path=p,
+            )
+        if key == "method" and not isinstance(value, str):
+            raise InputError(f"method must be a string, not {value!r}", path=p)
+        if key == "sanitizer" and not all(isinstance(v, str) for v in values):
+            raise InputError(f"sanitizer must be a string or an array of strings, not {value!r}", path=p)
     return {key.replace("-", "_"): value for key, value in data.items()}
 
 

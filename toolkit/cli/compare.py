@@ -12,6 +12,7 @@ import click
 import numpy as np
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from ..comparison.runner import Cell
 from ..comparison.session import check_comparison, prepare_folder, run_comparison
@@ -20,7 +21,17 @@ from ..context import SeedSplitter
 from ..dataset import Dataset
 from ..errors import EXIT_INTERNAL, ParameterError
 from ..executors import make_executor
-from .common import FORMAT_ARGS, FORMAT_EPILOG, RunSettings, app, read_data_argument, run_options, stderr_console
+from ..outputs import inside
+from .common import (
+    FORMAT_ARGS,
+    FORMAT_EPILOG,
+    RunSettings,
+    app,
+    read_data_argument,
+    run_options,
+    stderr_console,
+    styled,
+)
 
 
 def _value(text: str) -> Any:
@@ -50,7 +61,9 @@ def _live_table(rows: list[dict[str, Any]], axes: list[str]) -> Table:
             str(row["repeat"]),
             row["status"],
             f"{row['seconds']:.2f}" if isinstance(row.get("seconds"), (int, float)) else "",
-            {True: "[green]yes[/]", False: "[red]NO[/]"}.get(row["verified"], "") if "verified" in row else "",
+            {True: styled("yes", "green"), False: styled("NO", "red")}.get(row["verified"], Text(""))
+            if "verified" in row
+            else Text(""),
         )
     return table
 
@@ -133,6 +146,8 @@ def command(
         axes[name.replace("-", "_")] = _axis(f"--grid {name}", values)
     check_comparison(registry, specs, axes, metrics)
     out_dir = Path(output)
+    if inside(data, out_dir):
+        raise ParameterError(f"DATA {data} lies in the output folder -o {output}, which compare fills; move one.")
     prepare_folder(out_dir)
     dataset = read_data_argument(ctx, data, fmt)
     if sample is not None and sample < dataset.n_records:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..io import check_output, check_readable, read_dataset, write_dataset
+from ..outputs import check_outputs
 from .common import app, two_format_options
 
 
@@ -29,6 +30,7 @@ def command(ctx: click.Context, source: str, target: str, from_fmt: str | None, 
     registry = app(ctx).registry
     check_readable(Path(source))
     check_output(Path(target))
+    check_outputs({"OUT": target}, {"IN": source})
     (in_fmt, in_options), (out_fmt, out_options) = two_format_options(
         registry, (source, from_fmt), (target, to_fmt), ctx.args
     )

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import click
 
+from ..atomic import atomic_unit
 from ..hiding import dataset_sanitizer, hide
 from ..io import choose_format, read_dataset, write_dataset
-from ..pipeline import write_outcome
+from ..outputs import check_outputs
 from ..removals import apply_trail_removals
-from ..trail import write_trail
 from .common import RunSettings, app, options_and_format_options, running, stderr_console
 
 RULE_OPTIONS = {"sensitive_rules", "min_support", "min_confidence"}
@@ -75,6 +75,7 @@ def command(
     quiet: bool,
 ) -> int:
     """Hide the sensitive association rules of RULES in DATA."""
+    check_outputs({"-o": output, "--release": release, "--trail": trail}, {"DATA": data, "--rules": rules_file})
     registry = app(ctx).registry
     component = dataset_sanitizer(registry, sanitizer)
     extra_spec = [p for p in component.params if p.name not in RULE_OPTIONS]
@@ -92,15 +93,15 @@ def command(
     }
     with running(RunSettings(seed, "serial", None, None, quiet)) as run_ctx:
         outcome = hide(registry, dataset, sanitizer, options, run_ctx)
-    write_dataset(
-        registry, apply_trail_removals(dataset, outcome.trail.removed_items), output, fmt_name, format_options
-    )
-    if release:
-        write_outcome(outcome, release, trail)
-    elif trail:
-        write_trail(outcome.trail, trail)
+    with atomic_unit() as unit:
+        sanitized = apply_trail_removals(dataset, outcome.trail.removed_items)
+        write_dataset(registry, sanitized, output, fmt_name, format_options, unit)
+        if release:
+            unit.write_text(release, outcome.release_text or outcome.release.dumps())
+        if trail:
+            unit.write_text(trail, outcome.trail.dumps())
     if not quiet:
-        stats = outcome.release.stats
+        stats = {**outcome.release.stats, **outcome.trail.stats}
         stderr_console().print(
             f"hid {len(outcome.trail.sensitive_rules)} rules with {sanitizer}: removed "
             f"{stats['removed_item_occurrences']:,} item occurrences "

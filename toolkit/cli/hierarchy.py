@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import click
 from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
 
 from ..errors import ParameterError
 from ..hierarchy import Hierarchy, parse_lengths, read_hierarchy
-from .common import FORMAT_ARGS, FORMAT_EPILOG, echo_json, read_data_argument, stderr_console, stdout_console
+from ..outputs import check_outputs
+from .common import (
+    FORMAT_ARGS,
+    FORMAT_EPILOG,
+    echo_json,
+    read_data_argument,
+    stderr_console,
+    stdout_console,
+    styled,
+)
 
 _IN_FORMATS = click.Choice(["auto", "edges", "paths"])
 
@@ -59,6 +69,7 @@ def build(
     ]
     if len(sources) != 1:
         raise ParameterError("hierarchy build needs exactly one of --prefix, --fanout, --from-paths, --from-edges.")
+    check_outputs({"-o": output}, {"DATA": data, "--from-paths": from_paths, "--from-edges": from_edges})
     dataset = read_data_argument(ctx, data, fmt) if data else None
     if prefix is not None or fanout is not None:
         if dataset is None:
@@ -134,8 +145,8 @@ def show(hierarchy_file: str, hierarchy_format: str, max_depth: int, as_json: bo
 def _draw(hierarchy: Hierarchy, max_depth: int, max_children: int = 12) -> Tree:
     """A rich tree of the top ``max_depth`` levels, each node with its leaf count."""
 
-    def label(v: int) -> str:
-        return f"{hierarchy.labels[v]} [dim]({hierarchy.leaf_count[v]:,} leaves)[/dim]"
+    def label(v: int) -> Text:
+        return Text.assemble(hierarchy.labels[v], " ", styled(f"({hierarchy.leaf_count[v]:,} leaves)", "dim"))
 
     tree = Tree(label(0))
     stack = [(0, tree)]
@@ -147,5 +158,5 @@ def _draw(hierarchy: Hierarchy, max_depth: int, max_children: int = 12) -> Tree:
         for child in children[:max_children]:
             stack.append((child, branch.add(label(child))))
         if len(children) > max_children:
-            branch.add(f"[dim]... {len(children) - max_children} more[/dim]")
+            branch.add(styled(f"... {len(children) - max_children} more", "dim"))
     return tree

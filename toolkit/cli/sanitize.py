@@ -15,7 +15,7 @@ import click
 
 from ..components import Outcome
 from ..errors import InputError, ParameterError
-from ..io import file_sha256
+from ..outputs import check_outputs
 from ..params import merge_specs, resolve
 from ..pipeline import apply_sanitizers, stamp, taking_part, write_outcome
 from ..release import read_release
@@ -58,14 +58,16 @@ def command(
         raise ParameterError("sanitize needs at least one --sanitizer (see privtool anonymize --list).")
     if output is None:
         raise ParameterError("sanitize needs -o OUT.json.")
+    inputs = {"RELEASE": release_path, "--trail": trail, "--config": config}
+    check_outputs({"-o": output, "--trail-out": trail_out}, inputs)
     chain = [registry.get("sanitizer", name) for name in sanitizers]
     spec = merge_specs(s.params for s in chain)
     release = read_release(release_path)
     if trail is not None:
         old_trail = read_trail(trail)
-        if old_trail.release_sha256 and old_trail.release_sha256 != file_sha256(release_path):
+        if old_trail.release_sha256 and old_trail.release_sha256 != release.source_sha256:
             raise InputError(f"this trail belongs to another release, not to {release_path}", path=trail)
-    else:
+    else:  # a release written before the input SHA-256 moved to the trail still states it
         old_trail = Trail(input_sha256=str(release.provenance.get("input_sha256", "")))
     names = {p.name for p in spec}
     from_release = {k: v for k, v in release.params.items() if k in names}
@@ -74,7 +76,8 @@ def command(
     with running(run) as run_ctx:
         outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
     plugins = taking_part(registry, chain, earlier=release.provenance.get("plugins"))
-    outcome = stamp(outcome, plugins, str(release.provenance.get("input_sha256", "")), run.seed)
+    input_sha = old_trail.input_sha256 or str(release.provenance.get("input_sha256", ""))
+    outcome = stamp(outcome, plugins, input_sha, run.seed)
     write_outcome(outcome, output, trail_out)
     if not run.quiet:
         stats = outcome.release.stats

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from ..errors import UserError
-from .common import app, stdout_console
+from .common import app, stdout_console, styled
 
 FILES = {
     "data": "baskets.dat",
@@ -152,21 +152,24 @@ def command(ctx: click.Context, directory: str | None, records: int, seed: int) 
     console = stdout_console()
     for number, step in enumerate(STEPS, start=1):
         arguments = settings.arguments(step.command)
-        console.rule(f"[bold]Step {number} of {len(STEPS)}: {step.title}")
+        console.rule(styled(f"Step {number} of {len(STEPS)}: {step.title}", "bold"))
         console.print(step.explanation)
-        console.print(f"[bold]$ privtool {' '.join(arguments)}", highlight=False, soft_wrap=True)
+        console.print(styled(f"$ privtool {' '.join(arguments)}", "bold"), highlight=False, soft_wrap=True)
         started = time.perf_counter()
         code = main([*plugin_flags, *arguments])
-        console.print(f"[dim](step {number} took {time.perf_counter() - started:.1f} s, exit code {code})[/]")
+        console.print(styled(f"(step {number} took {time.perf_counter() - started:.1f} s, exit code {code})", "dim"))
         if code not in step.accepted:
             raise TourStepFailed(
                 f"tour step {number} ({step.title}) failed with exit code {code}; see the error above."
             )
-    console.rule("[bold]Done")
+    console.rule(styled("Done", "bold"))
     report = folder / FILES["audit"]
     if report.is_file():
         console.print(
-            f"[bold]The compliance report is {report}[/] (open it in a browser).", highlight=False, soft_wrap=True
+            styled(f"The compliance report is {report}", "bold"),
+            "(open it in a browser).",
+            highlight=False,
+            soft_wrap=True,
         )
     console.print(f"The tour's files are in {folder}:", highlight=False, soft_wrap=True)
     for path in sorted(folder.iterdir()):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from ..assess import VERIFY, assess, evidence_of
+from ..assess import DEFAULT_TIME_LIMIT, VERIFY, assess, evidence_of
 from ..assessment_tables import (
     print_claims,
     print_engine_disagreements,
@@ -15,8 +15,9 @@ from ..assessment_tables import (
     print_structure,
     print_verdict,
 )
+from ..audit.render import print_criteria
 from ..errors import ParameterError
-from ..io import file_sha256, read_dataset
+from ..io import read_dataset
 from ..release import read_release
 from ..trail import read_trail
 from .common import (
@@ -57,6 +58,14 @@ ENGINES = ("auto", "cpsat", "enum", "both")
     show_default=True,
     help="cpsat, enum, both (cross-check) or auto (by chunk size).",
 )
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIME_LIMIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds each verifier may run; one not finished by then is reported unknown (never as holding). 0: none.",
+)
 @click.option("--only", "only", multiple=True, metavar="NAME", help="Run only this verifier (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @run_options
@@ -71,6 +80,7 @@ def command(
     m: int | None,
     engine: str,
     only: tuple[str, ...],
+    time_limit: float,
     as_json: bool,
     run: RunSettings,
 ) -> int:
@@ -84,7 +94,7 @@ def command(
     _, read_options = options_and_format_options(registry, original, fmt, ctx.args, (), "verify")
     dataset = read_dataset(registry, original, fmt, read_options) if original else None
     audit_trail = read_trail(trail) if trail else None
-    release_sha = file_sha256(release)  # = Release.sha256() for a file written by privtool (canonical)
+    release_sha = published.source_sha256  # of the bytes read (once: a FIFO works); canonical for privtool's files
     evidence = evidence_of(dataset, audit_trail, release_sha)
     original_sha = evidence.extra["original_sha256"]
     with running(run, progress=not as_json) as run_ctx:
@@ -96,6 +106,7 @@ def command(
             VERIFY,
             options={"engine": engine},
             overrides={"k": k, "m": m},
+            time_limit=time_limit or None,
             only=only,
         )
     if as_json:
@@ -117,10 +128,12 @@ def command(
             console.print(note, markup=False)
         print_structure(console, result)
         print_claims(console, result)
+        if not result.structure:
+            print_criteria(console, result)
         print_integrity(console, result)
         console.print(f"release SHA-256 {release_sha}", markup=False)
         console.print(
-            f"input SHA-256   {published.provenance.get('input_sha256') or '(not stated)'}"
+            f"input SHA-256   {result.input_sha256 or '(in the trail; not given)'}"
             + (f"; original {original_sha}" if original_sha else ""),
             markup=False,
         )

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..context import Context, SilentProgress
 from ..dataset import Dataset
-from ..errors import ParameterError
+from ..errors import InputError, ParameterError
 from ..executors import Executor
 from ..registry import Registry
 from .methods import check, declared
@@ -52,8 +52,11 @@ def prepare_folder(out_dir: Path) -> None:
     """Create the output folder and its subfolders (an existing one is reused)."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ParameterError(f"-o {out_dir} exists and is not a folder.")
-    for sub in OUTPUT_FOLDERS:
-        (out_dir / sub).mkdir(parents=True, exist_ok=True)
+    try:
+        for sub in OUTPUT_FOLDERS:
+            (out_dir / sub).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder ({exc.strerror or exc})", path=out_dir) from None
 
 
 def run_comparison(

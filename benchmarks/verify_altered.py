@@ -1,0 +1,136 @@
+"""Is ``privtool verify`` as fast on a bad release as on a good one (issue 16, item 5)?
+
+Usage (from the repository root)::
+
+    python benchmarks/verify_altered.py --data ../shared/data/bms-webview-1.dat.gz \\
+        --data ../shared/data/bms-webview-2.dat.gz [--repeat 3] [--out benchmarks/out/verify-altered]
+
+For each dataset it makes the release (``privtool anonymize DATA --method
+disassociation --k 5 --m 2 --max-cluster-size 30``, unless OUT already holds
+it) and three altered copies, then times ``privtool verify`` (every verifier,
+``--executor serial`` so that one process does all the work and its CPU time is
+the measure) on each:
+
+* ``good``: the release as made;
+* ``chunk cut``: its largest record chunk cut to its first sub-record;
+* ``term moved``: the first term of the first cluster with a term chunk and a
+  record chunk moved into that record chunk's first sub-record;
+* ``k + 5``: the good release verified with ``--k 10``.
+
+Each command runs in this process through ``privtool.cli.main``; the CPU time
+(``time.process_time``, the best of ``--repeat`` runs) is the figure, since the
+machine is shared; wall time is printed beside it. The last column is the CPU
+time over the good release's. Prints one JSON line per run and the Markdown
+table of docs/results/verify.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import time
+from pathlib import Path
+
+from privtool.cli import main as privtool
+
+K, M = 5, 2
+
+
+def make_release(data: Path, out: Path) -> Path:
+    release = out / f"{data.name.split('.')[0]}.json"
+    if not release.exists():
+        code = privtool([
+            "anonymize", str(data), "--method", "disassociation", "--k", str(K), "--m", str(M),
+            "--max-cluster-size", "30", "-o", str(release), "--executor", "serial", "-q",
+        ])  # fmt: skip
+        if code != 0:
+            raise SystemExit(f"anonymize {data} exited {code}")
+    return release
+
+
+def cut_largest_chunk(obj: dict) -> str:
+    """Cut the record chunk with the most sub-records to its first one."""
+    size, i, j = max(
+        (len(chunk), i, j) for i, c in enumerate(obj["clusters"]) for j, chunk in enumerate(c["record_chunks"])
+    )
+    obj["clusters"][i]["record_chunks"][j] = obj["clusters"][i]["record_chunks"][j][:1]
+    return f"cluster {obj['clusters'][i]['id']} record chunk {j}: {size} sub-records -> 1"
+
+
+def move_a_term(obj: dict) -> str:
+    """Move the first term of the first cluster with a term chunk and a record
+    chunk into that record chunk's first sub-record."""
+    for cluster in obj["clusters"]:
+        if cluster["term_chunk"] and cluster["record_chunks"]:
+            term = cluster["term_chunk"].pop(0)
+            cluster["record_chunks"][0][0].append(term)
+            return f"term {term!r} of cluster {cluster['id']} into its record chunk 0"
+    raise SystemExit("no cluster has both a term chunk and a record chunk")
+
+
+def altered(release: Path, name: str, change) -> tuple[Path, str]:
+    obj = json.loads(release.read_text())
+    what = change(obj)
+    path = release.with_name(f"{release.stem}-{name}.json")
+    path.write_text(json.dumps(obj))
+    return path, what
+
+
+def timed_verify(release: Path, extra: list[str], repeat: int) -> dict:
+    best_cpu, best_wall, report = float("inf"), float("inf"), {}
+    for _ in range(repeat):
+        out = io.StringIO()
+        wall, cpu = time.perf_counter(), time.process_time()
+        with contextlib.redirect_stdout(out):
+            code = privtool(["verify", str(release), *extra, "--executor", "serial", "-q", "--json"])
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        best_cpu, best_wall = min(best_cpu, cpu), min(best_wall, wall)
+        report = {"exit": code, **json.loads(out.getvalue())}
+    certificates = {
+        c["guarantee"]: {
+            "holds": c["holds"],
+            "seconds": c["seconds"],
+            "timed_out": c["details"].get("timed_out", False),
+        }
+        for c in report.get("certificates", [])
+    }
+    return {"cpu_seconds": round(best_cpu, 2), "wall_seconds": round(best_wall, 2), "exit": report["exit"],
+            "certificates": certificates}  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", action="append", required=True, type=Path)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/out/verify-altered"))
+    options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for data in options.data:
+        release = make_release(data, options.out)
+        cases = [("good", release, [], "as made")]
+        for name, change in (("chunk cut", cut_largest_chunk), ("term moved", move_a_term)):
+            path, what = altered(release, name.replace(" ", "-"), change)
+            cases.append((name, path, [], what))
+        cases.append(("k + 5", release, ["--k", str(K + 5)], f"verified with --k {K + 5}"))
+        good_cpu = None
+        for name, path, extra, what in cases:
+            result = timed_verify(path, extra, options.repeat)
+            good_cpu = good_cpu or result["cpu_seconds"]
+            row = {"data": data.name, "case": name, "change": what, **result,
+                   "ratio": round(result["cpu_seconds"] / good_cpu, 2)}  # fmt: skip
+            print(json.dumps(row))
+            rows.append(row)
+    print("\n| data | case | change | exit | CPU s | wall s | CPU / good |\n|---|---|---|---:|---:|---:|---:|")
+    for row in rows:
+        print(
+            f"| {row['data']} | {row['case']} | {row['change']} | {row['exit']} | {row['cpu_seconds']} | "
+            f"{row['wall_seconds']} | {row['ratio']} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
