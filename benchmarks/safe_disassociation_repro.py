@@ -8,10 +8,11 @@ bms-webview-1 and bms-webview-2.
 Disassociation: ``privtool``'s ``disassociation`` method with a HORPART
 partitioner (the paper disassociates with Terrovitis et al.'s algorithm):
 ``horpart`` (default; the abandon rule, whose abandoned splits leave clusters
-larger than the maximum size) or ``horpart-literal`` (every split made, so no
-cluster is larger than the maximum size, as the paper assumes in its section
-4.2, and some are smaller than k); REFINE, serial executor, seed 0; then the
-``safe-disassociation`` sanitizer.
+larger than the maximum size) or ``horpart-literal`` (every split made, some
+clusters smaller than k; the only clusters larger than the maximum size are
+groups of identical records, which no split on a term can divide, whereas the
+paper assumes in its section 4.2 that there are none); REFINE, serial
+executor, seed 0; then the ``safe-disassociation`` sanitizer.
 
 * PEM for k = 2..6 (m = 2, max cluster size 30) and for m = 2..6 (k = 3, 30);
 * PEM, RLM, RAE (disassociated and safe) for max cluster size 10..60 (k = 3, m = 2),

@@ -126,6 +126,7 @@ class Fimi(IntegerFormat):
     name = "fimi"
     summary = "one record per line, non-negative integer items separated by spaces (FIMI .dat)"
     extensions = ("dat", "fimi")
+    line_per_record = True
 
     def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
         tokens = tokenize(data, source, allow_negative=False)
@@ -140,6 +141,7 @@ class Basket(Format):
     name = "basket"
     summary = "one record per line, items are any labels separated by whitespace (letters allowed)"
     extensions = ("basket", "txt")
+    line_per_record = True
 
     def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
         return Dataset.from_records(line.split() for line in stream)
@@ -334,6 +336,7 @@ class JsonLines(Format):
     name = "jsonl"
     summary = "one JSON array of item labels (strings or integers) per line"
     extensions = ("jsonl", "ndjson")
+    line_per_record = True
 
     def read(self, stream: IO[str], source: str, params: dict[str, Any]) -> Dataset:
         records = []

@@ -13,6 +13,7 @@ read the variable when their hook makes them, and carry it to worker processes.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import IO, Any
 
 import numpy as np
@@ -128,6 +129,9 @@ class BrokenModel(Faulty, ClaimModel):
     def problems(self, claim: Claim) -> list[tuple[str, str]]:
         return self.fault("claim_model.problems", super().problems(claim))
 
+    def is_stricter(self, name: str, given: Any, claimed: Any) -> bool:
+        return self.fault("claim_model.is_stricter", super().is_stricter(name, given, claimed))
+
 
 class BrokenMetric(Faulty, Metric):
     name = "broken-metric"
@@ -145,6 +149,9 @@ class BrokenAttack(Faulty, Attack):
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
         return self.fault("attack.run", [])
+
+    def exposure(self, findings: Sequence[Finding]) -> str | None:
+        return self.fault("attack.exposure", None)
 
 
 class BrokenVerifier(Faulty, Verifier):

@@ -149,6 +149,8 @@ def test_result_shows_itself_in_a_notebook_with_data_escaped() -> None:
     result = privtool.anonymize(data, "disassociation", k=2)
     page = result._repr_html_()
     assert page.startswith("<p><strong>disassociated release by disassociation from 12 records")
+    claims = "claims km-anonymity (k=2, m=2) against consistent-reconstruction; not verified yet"
+    assert page.index(claims) < page.index("<table>")
     assert "<script>" not in page
     assert repr(result) == "<privtool.Result: disassociated release by disassociation from 12 records>"
 

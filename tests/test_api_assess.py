@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,14 @@ def test_compare_gives_the_command_lines_rows(tmp_path: Path, saved: dict[str, P
     assert (tmp_path / "api" / "index.html").is_file() and comparison.directory == tmp_path / "api"
     frame = comparison.to_frame()
     assert len(frame) == 4 and list(frame["k"]) == [4, 6, 4, 6]
+    counts = comparison.verdicts()
+    assert counts == Counter(row["verdict"] for row in cli_rows)
+    order = ["FAIL", "INCOMPLETE", "PASS"]
+    assert list(counts) == sorted(counts, key=order.index)  # worst first
+    page = comparison._repr_html_()
+    worst = next(iter(counts))
+    headline = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+    assert page.index(f">{worst}<") < page.index(headline) < page.index("<table>")
     with pytest.raises(TypeError, match=r"grid\['k'\] must be a list of values, not 5"):
         privtool.compare(saved["data"], specs, grid={"k": 5})  # type: ignore[dict-item]
     with pytest.raises(privtool.ParameterError, match="two --method specs have the same label"):

@@ -12,6 +12,7 @@ errors, misspelt hooks, malformed parameters) are small modules written here.
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -179,6 +180,60 @@ COMPONENT_FAULTS = [
         "verifier 'broken-verifier' raised RuntimeError in verify(): injected fault",
         None,
     ),
+    (
+        "refiner.refine:return",
+        (*ANONYMIZE, "--method", "disassociation", "--refiner", "broken-refiner"),
+        "refiner 'broken-refiner' refine() returned a str, not a list of JointPlan",
+        "--refiner=refine",
+    ),
+    (
+        "sanitizer.sanitize:return",
+        (*ANONYMIZE, "--method", "disassociation", "--sanitizer", "broken-sanitizer"),
+        "sanitizer 'broken-sanitizer' sanitize() returned a str, not an Outcome",
+        None,
+    ),
+    (
+        "format.read:return",
+        ("stats", "{data_brk}"),
+        "format 'broken-format' read_bytes() returned a str, not a Dataset",
+        None,
+    ),
+    (
+        "claim_model.statement",
+        ("verify", "{release_broken}", "-q"),
+        "claim model 'broken-model' raised RuntimeError in statement(): injected fault",
+        None,
+    ),
+    (
+        "claim_model.is_stricter",
+        ("verify", "{release_broken}", "--k", "4", "-q"),
+        "claim model 'broken-model' raised RuntimeError in is_stricter(): injected fault",
+        None,
+    ),
+    (
+        "metric.compute:return",
+        ("metrics", "{release}", "--metric", "broken-metric"),
+        "metric 'broken-metric' compute() returned a str, not a dict of figures",
+        None,
+    ),
+    (
+        "attack.run:return",
+        ("attack", "{release}", "--attack", "broken-attack", "-q"),
+        "attack 'broken-attack' run() returned a str, not a list of Finding",
+        None,
+    ),
+    (
+        "attack.exposure",
+        ("attack", "{release}", "--attack", "broken-attack", "-q"),
+        "attack 'broken-attack' raised RuntimeError in exposure(): injected fault",
+        None,
+    ),
+    (
+        "verifier.verify:return",
+        ("verify", "{release}", "-q"),
+        "verifier 'broken-verifier' verify() returned a str, not a list of Certificate",
+        None,
+    ),
 ]
 
 
@@ -204,7 +259,11 @@ def test_a_fault_in_each_component_method_is_one_sentence_and_exit_3(
         "out": tmp_path / "out.json",
         "out_brk": tmp_path / "out.brk",
         "release": release,
+        "release_broken": tmp_path / "broken.json",  # claims the plugin's own model
     }
+    if "{release_broken}" in command:
+        made = [word.format(**{**paths, "out": paths["release_broken"]}) for word in ANONYMIZE]
+        assert run_cli(*made, "--method", "broken-anonymizer").code == 0
     args = [word.format(**paths) for word in command]
     assert run_cli(*args).code in (0, 1)  # the component works without the fault
     for output in (paths["out"], paths["out_brk"]):
@@ -387,17 +446,23 @@ def test_autoload_off_loads_only_the_plugins_named(broken: None, run_cli, monkey
 
 def test_a_release_records_only_the_plugins_that_took_part(broken: None, data: Path, tmp_path: Path, run_cli) -> None:
     """The same disassociation run gives the same bytes whether an unrelated
-    plugin is installed, disabled or not; a third-party stage that takes part is
-    recorded with its version."""
+    plugin is installed, disabled or uninstalled; a third-party stage that takes
+    part is recorded with its version."""
     base = ("anonymize", data, "--method", "disassociation", "--k", "3", "-q", "--executor", "serial", "-o")
     assert run_cli(*base, tmp_path / "with.json").code == 0
-    assert run_cli("-p", "no:broken", *base, tmp_path / "without.json").code == 0
+    assert run_cli("-p", "no:broken", *base, tmp_path / "disabled.json").code == 0
     with_bytes = (tmp_path / "with.json").read_bytes()
-    assert with_bytes == (tmp_path / "without.json").read_bytes()
+    assert with_bytes == (tmp_path / "disabled.json").read_bytes()
     assert json.loads(with_bytes)["provenance"]["plugins"] == {"disassociation": __version__}
     assert run_cli(*base, tmp_path / "third.json", "--partitioner", "broken-partitioner").code == 0
     provenance = json.loads((tmp_path / "third.json").read_text())["provenance"]
     assert provenance["plugins"] == {"broken": "0.3.0", "disassociation": __version__}
+
+    (dist,) = (tmp_path / "site").glob("*.dist-info")
+    shutil.rmtree(dist)  # uninstalled: its entry point is gone
+    assert "broken" not in {p["name"] for p in json.loads(run_cli("plugins", "--json").out)}
+    assert run_cli(*base, tmp_path / "uninstalled.json").code == 0
+    assert (tmp_path / "uninstalled.json").read_bytes() == with_bytes
 
 
 def test_a_failing_metric_or_attack_is_an_error_and_the_rest_still_run(

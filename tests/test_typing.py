@@ -38,6 +38,16 @@ def release_of(records: list[list[int]], out: Path) -> str:
     return f"{release.kind}: {kept}"
 
 
+def assessed(result: privtool.Result, out: Path) -> bool:
+    verdict: privtool.Verdict = result.verify()
+    findings: privtool.Findings = result.attack("linkage", targets=10)
+    figures: dict[str, object] = result.metrics("tkd")["tkd"]
+    again = privtool.verify(out / "release.json", result.original, out / "trail.json")
+    comparison: privtool.Comparison = privtool.compare(result.original, ["disassociation"], grid={"k": [2, 3]})
+    runs: dict[str, int] = comparison.verdicts()
+    return verdict.passed and again.passed and not findings.breaches and bool(figures) and bool(runs)
+
+
 try:
     privtool.read("missing.dat")
 except privtool.ParameterError as exc:
@@ -50,11 +60,13 @@ import privtool
 result = privtool.anonymize(privtool.read("data.dat"), "disassociation", sanitizers=[1], k=2)
 kind: int = result.release.kind
 privtool.anonymise
+passed: str = result.verify().passed
 """
 EXPECTED = [
     "mistakes.py:3: error: List item 0 has incompatible type",
     "mistakes.py:4: error: Incompatible types in assignment",
     "mistakes.py:5: error: Module has no attribute",
+    "mistakes.py:6: error: Incompatible types in assignment",
 ]
 
 

@@ -140,3 +140,22 @@ def test_audit_shows_the_algorithm_aware_column(run_cli, tmp_path) -> None:
         assert row["status"] == status
         exposure = " ".join(row["exposure"])
         assert ("1 of 2 chunks" if not hardened else "0 of 2 chunks") in exposure
+
+
+def test_verify_and_audit_print_both_adversary_columns(run_cli, tmp_path) -> None:
+    """A plain disassociated release (no sanitizer): the terminal reports of
+    verify and audit both have the algorithm-aware column, NOT PROTECTED, so
+    nothing reads PASS for the adversary no claim addresses."""
+    from privtool.audit import ADVERSARY_TITLES
+    from privtool.release import write_release
+
+    path = tmp_path / "plain.json"
+    write_release(figure1_release(), path)
+    for command in (("verify", path), ("audit", path, "--format", "terminal")):
+        result = run_cli(*command)
+        assert result.code == 0, result.err
+        text = " ".join(result.out.split())
+        assert "Criteria (WP29)" in text, command
+        for title in ADVERSARY_TITLES.values():
+            assert " ".join(title.split()[:3]) in text, (command, title)
+        assert "NOT PROTECTED" in text, command

@@ -21,6 +21,7 @@ from privtool.claims import Claim
 from privtool.components import Evidence
 from privtool.context import Context
 from privtool.dataset import Dataset
+from privtool.hookspecs import hookimpl
 from privtool.pipeline import run_method, write_outcome
 from privtool.registry import Registry, load_registry
 from privtool.release import Release
@@ -175,11 +176,12 @@ def test_full_domain_plugin_is_verified_against_its_claim(tmp_path: Path, run_cl
 
 def test_plugin_guide_example_is_verified_against_its_claim(tmp_path: Path, run_cli) -> None:
     spec = importlib.util.spec_from_file_location(
-        "privtool_global_suppression", REPO / "docs" / "plugin-example" / "privtool_global_suppression.py"
+        "privtool_example_suppression", REPO / "docs" / "plugin-example" / "privtool_example" / "suppression.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    module.privtool_anonymizers = hookimpl(lambda: [module.GlobalSuppression()])
     registry = registry_with(module, "global-suppression")
     outcome = run_method(registry, Dataset.from_records(RECORDS), "global-suppression", {"k": 3}, Context())
     assert outcome.release.kind == "sanitized"

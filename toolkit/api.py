@@ -234,10 +234,21 @@ class Result:
     def __repr__(self) -> str:
         return f"<privtool.Result: {self._summary()}>"
 
+    def _claims_line(self) -> str:
+        """What the release claims, said as unproven: a result has no verdict
+        until :meth:`verify` runs (a repr never runs a solver)."""
+        claims = self.release.claims
+        if not claims:
+            return "claims no privacy model; result.verify() gives the verdict"
+        said = "; ".join(f"{claim.label} against {claim.adversary}" for claim in claims)
+        return f"claims {said}; not verified yet: result.verify() gives the verdict"
+
     def _repr_html_(self) -> str:
+        """What the release claims first (a result has no verdict before
+        :meth:`verify`), then its parameters and statistics."""
         rows = [(f"param {k}", v) for k, v in self.release.params.items() if k not in ("method", "sanitizers")]
         rows += [(f"stat {k}", v) for k, v in self.release.stats.items()]
-        return notebook.headline(self._summary()) + notebook.table(("field", "value"), rows)
+        return notebook.headline(self._summary(), reason=self._claims_line()) + notebook.table(("field", "value"), rows)
 
 
 def anonymize(

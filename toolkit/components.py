@@ -315,6 +315,11 @@ class Format(Component):
 
     kind = "format"
     extensions: ClassVar[tuple[str, ...]] = ()
+    line_per_record: ClassVar[bool] = False
+    """Every line (ended by LF, or for text formats CR LF or CR) is exactly one
+    record and the file has no header, footer or file-wide setting: any cut
+    after an LF leaves files of the same format whose records, read one after
+    the other, are the file's (:func:`privtool.io.read_dataset_blocks` streams them)."""
 
     def read_bytes(self, data: bytes, source: str, params: dict[str, Any]) -> Dataset:
         """Parse the whole (decompressed) file. The default decodes UTF-8, naming

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Partitioning
+from .claims import ADVERSARIES, WP29_CRITERIA, Claim
 from .components import KINDS, Outcome, Stage
 from .dataset import Dataset
 from .errors import ParameterError
@@ -36,6 +37,14 @@ from .trail import Trail
 COMPONENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 PARAM_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 EVIDENCE = ("original", "trail")
+VOCABULARY: dict[str, tuple[str, ...]] = {
+    "applies_to": (*RELEASE_KINDS, "dataset"),
+    "needs": EVIDENCE,
+    "criteria": WP29_CRITERIA,
+    "adversaries": ADVERSARIES,
+    "carried_by": RELEASE_KINDS,
+}
+"""Declared attributes whose values come from a fixed vocabulary."""
 _RESERVED = ", ".join(sorted(RESERVED_NAMES))
 
 
@@ -50,13 +59,26 @@ def check_component(kind: str, component: Any) -> str | None:
     if not isinstance(name, str) or not COMPONENT_NAME.match(name):
         return f"a {kind.replace('_', ' ')} named {name!r} (a name is letters, digits, '.', '_' and '-')"
     label = describe(kind, name)
-    for attribute in ("applies_to", "needs", "extensions"):
+    for attribute in (
+        "applies_to",
+        "needs",
+        "extensions",
+        "refutes",
+        "proves",
+        "criteria",
+        "adversaries",
+        "carried_by",
+    ):
         value = getattr(component, attribute, ())
         if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
             return f"{label}, whose {attribute} is not a tuple of strings"
-    needs = getattr(component, "needs", ())
-    if kind == "metric" and set(needs) - set(EVIDENCE):
-        return f"{label}, whose needs {needs!r} are not among {', '.join(EVIDENCE)}"
+    for attribute, allowed in VOCABULARY.items():
+        unknown = set(getattr(component, attribute, ())) - set(allowed)
+        if unknown:
+            return f"{label}, whose {attribute} {sorted(unknown)} are not among {', '.join(allowed)}"
+    better = getattr(component, "better", "")
+    if better not in ("", "lower", "higher"):
+        return f"{label}, whose better is {better!r}, not lower, higher or empty"
     problem = check_params(component.params)
     if problem is None and kind == "anonymizer":
         problem = check_stages(getattr(component, "stages", ()), component.params)
@@ -100,7 +122,11 @@ def check_stages(stages: Any, params: Sequence[Param]) -> str | None:
 
 
 # ------------------------------------------------------------------ results
-def _partitioning(result: Any, args: tuple[Any, ...]) -> str | None:
+Check = Callable[[Any, Any, tuple[Any, ...]], "str | None"]
+"""``check(component, result, args)``: None, or what is wrong with ``result``."""
+
+
+def _partitioning(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
     if not isinstance(result, Partitioning):
         return f"a {type(result).__name__}, not a Partitioning"
     dataset: Dataset = args[0]
@@ -129,12 +155,12 @@ def _cluster_terms_problem(chunked: Any, terms: np.ndarray, where: str) -> str |
     return None
 
 
-def _chunk(result: Any, args: tuple[Any, ...]) -> str | None:
+def _chunk(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
     cluster: Dataset = args[0]
     return _cluster_terms_problem(result, np.unique(cluster.items), "for its cluster")
 
 
-def _chunk_batch(result: Any, args: tuple[Any, ...]) -> str | None:
+def _chunk_batch(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
     batch: ClusterBatch = args[0]
     if not isinstance(result, list) or len(result) != len(batch):
         return f"{_count(result)}, not a list of one ChunkedCluster for each of the {len(batch)} clusters"
@@ -145,7 +171,7 @@ def _chunk_batch(result: Any, args: tuple[Any, ...]) -> str | None:
     return None
 
 
-def _joint_plans(result: Any, args: tuple[Any, ...]) -> str | None:
+def _joint_plans(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
     dis: Disassociation = args[0]
     if not isinstance(result, list) or not all(isinstance(p, JointPlan) for p in result):
         return f"{_count(result)}, not a list of JointPlan"
@@ -160,7 +186,7 @@ def _joint_plans(result: Any, args: tuple[Any, ...]) -> str | None:
     return None
 
 
-def _outcome(result: Any, args: tuple[Any, ...]) -> str | None:
+def _outcome(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
     if not isinstance(result, Outcome):
         return f"a {type(result).__name__}, not an Outcome"
     if not isinstance(result.release, Release) or not isinstance(result.trail, Trail):
@@ -207,8 +233,8 @@ def stats_problem(release: Release, records_in: int | None) -> str | None:
     return None
 
 
-def _list_of(kind: type) -> Callable[[Any, tuple[Any, ...]], str | None]:
-    def check(result: Any, args: tuple[Any, ...]) -> str | None:
+def _list_of(kind: type) -> Check:
+    def check(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
         if isinstance(result, list) and all(isinstance(r, kind) for r in result):
             return None
         return f"{_count(result)}, not a list of {kind.__name__}"
@@ -216,7 +242,33 @@ def _list_of(kind: type) -> Callable[[Any, tuple[Any, ...]], str | None]:
     return check
 
 
-def _metric_values(result: Any, args: tuple[Any, ...]) -> str | None:
+def _findings(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
+    problem = _list_of(Finding)(component, result, args)
+    if problem is not None:
+        return problem
+    for finding in result:
+        if finding.refutes is not None and finding.refutes not in component.refutes:
+            return f"a finding that refutes {finding.refutes!r}, a model the attack does not declare in refutes"
+    return None
+
+
+def _sentence_or_none(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
+    return None if result is None or isinstance(result, str) else f"a {type(result).__name__}, not a sentence or None"
+
+
+def _sentence(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
+    return None if isinstance(result, str) else f"a {type(result).__name__}, not a sentence"
+
+
+def _problems(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
+    if isinstance(result, list) and all(
+        isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in result
+    ):
+        return None
+    return f"{_count(result)}, not a list of (key, problem) pairs of strings"
+
+
+def _metric_values(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
     if not isinstance(result, dict):
         return f"a {type(result).__name__}, not a dict of figures"
     for key, value in result.items():
@@ -227,7 +279,7 @@ def _metric_values(result: Any, args: tuple[Any, ...]) -> str | None:
     return None
 
 
-def _dataset(result: Any, args: tuple[Any, ...]) -> str | None:
+def _dataset(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:
     return None if isinstance(result, Dataset) else f"a {type(result).__name__}, not a Dataset"
 
 
@@ -235,14 +287,19 @@ def _count(value: Any) -> str:
     return f"{len(value)} values" if isinstance(value, (list, tuple)) else f"a {type(value).__name__}"
 
 
-RESULT_CHECKS: dict[tuple[str, str], Callable[[Any, tuple[Any, ...]], str | None]] = {
+RESULT_CHECKS: dict[tuple[str, str], Check] = {
     ("partitioner", "partition"): _partitioning,
     ("vertical_chunker", "chunk"): _chunk,
     ("vertical_chunker", "chunk_batch"): _chunk_batch,
     ("refiner", "refine"): _joint_plans,
     ("anonymizer", "anonymize"): _outcome,
+    ("anonymizer", "claims"): _list_of(Claim),
     ("sanitizer", "sanitize"): _outcome,
-    ("attack", "run"): _list_of(Finding),
+    ("sanitizer", "claims"): _list_of(Claim),
+    ("attack", "run"): _findings,
+    ("attack", "exposure"): _sentence_or_none,
+    ("claim_model", "statement"): _sentence,
+    ("claim_model", "problems"): _problems,
     ("verifier", "verify"): _list_of(Certificate),
     ("metric", "compute"): _metric_values,
     ("format", "read"): _dataset,
@@ -254,4 +311,4 @@ RESULT_CHECKS: dict[tuple[str, str], Callable[[Any, tuple[Any, ...]], str | None
 def check_result(component: Any, method: str, result: Any, args: tuple[Any, ...]) -> str | None:
     """``None``, or what is wrong with ``result`` of ``component.method(*args)``."""
     check = RESULT_CHECKS.get((component.kind, method))
-    return None if check is None else check(result, args)
+    return None if check is None else check(component, result, args)

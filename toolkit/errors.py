@@ -52,6 +52,7 @@ class InputError(UserError):
                 where += f", line {line}"
             where += ": "
         super().__init__(where + message)
+        self.problem = message
         self.path = path
         self.line = line
 

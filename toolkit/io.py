@@ -15,10 +15,11 @@ import codecs
 import gzip
 import hashlib
 import io
+import itertools
 import lzma
 import os
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from pathlib import Path
 from typing import IO, Any, cast
@@ -38,6 +39,10 @@ _OPENERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
 }
 _MAGIC: dict[str, bytes] = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
 _NAMES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
+
+STREAM_BLOCK_BYTES = 1 << 23
+"""Input bytes per block of :func:`read_dataset_blocks` (8 MiB: parsing a block
+takes several bytes of arrays per input byte)."""
 
 
 def split_suffixes(path: str | os.PathLike[str]) -> tuple[str, str]:
@@ -90,13 +95,16 @@ def check_output(path: Path) -> None:
         raise InputError("the output directory does not exist", path=path.parent)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The whole content of ``path``, decompressed when its first bytes are a
-    gzip, bzip2 or xz header (whatever the name says), without a UTF-8 BOM.
+def read_chunks(path: str | os.PathLike[str], size: int = -1) -> Iterator[bytes]:
+    """The content of ``path`` in consecutive non-empty chunks of ``size``
+    bytes (the last may be shorter; ``-1``: the whole content as one chunk),
+    decompressed when its first bytes are a gzip, bzip2 or xz header (whatever
+    the name says), without a UTF-8 BOM. ``size`` is at least 3 (a BOM is never cut).
 
     A name ending in ``.gz``/``.bz2``/``.xz`` whose content is not compressed
     that way is an error (a renamed or truncated download). The file is read
-    once from start to end, so a FIFO or ``/dev/stdin`` works too."""
+    once from start to end, so a FIFO or ``/dev/stdin`` works too (it is read
+    whole before the first chunk: it cannot be rewound after the header test)."""
     path = Path(path)
     check_readable(path)
     _, named = split_suffixes(path)
@@ -111,14 +119,22 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
                 raise InputError(
                     f"the name ends in {named} but the content is not {_NAMES[named]}-compressed", path=path
                 )
-            data = _OPENERS[found](source).read() if found else source.read()
+            stream = _OPENERS[found](source) if found else source
+            chunk = stream.read(size)
+            if chunk.startswith(codecs.BOM_UTF8):
+                chunk = chunk[len(codecs.BOM_UTF8) :]
+            while chunk:
+                yield chunk
+                chunk = stream.read(size) if size >= 0 else b""
     except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
         kind = f"{_NAMES[found]}-compressed " if found else ""
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         raise InputError(f"cannot read the {kind}file ({reason})", path=path) from None
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    return data
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The whole content of ``path`` as :func:`read_chunks` gives it."""
+    return b"".join(read_chunks(path))
 
 
 def read_dataset(
@@ -135,9 +151,61 @@ def read_dataset(
     if not data or data.isspace():
         raise InputError("the file is empty", path=path)
     dataset = component.read_bytes(data, str(path), params)
-    if dataset.n_occurrences == 0:
-        raise InputError(f"the file holds {dataset.n_records} records but not a single item", path=path)
+    _require_items(path, dataset.n_records, dataset.n_occurrences)
     return dataset
+
+
+def _require_items(path: Path, records: int, occurrences: int) -> None:
+    if occurrences == 0:
+        raise InputError(f"the file holds {records} records but not a single item", path=path)
+
+
+def read_dataset_blocks(
+    registry: Registry,
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    options: dict[str, Any] | None = None,
+    block_bytes: int = STREAM_BLOCK_BYTES,
+) -> Iterator[Dataset]:
+    """The records of a dataset file as consecutive blocks of about
+    ``block_bytes`` of (decompressed) input each, so that a pass over a large
+    file never holds it whole. Each block is a :class:`Dataset` over its own
+    vocabulary (labels, not ids, are comparable across blocks).
+
+    Only a format that declares :attr:`~privtool.components.Format.line_per_record`
+    is cut (after a line end); any other comes as one block, read by
+    :func:`read_dataset`. Errors are those of :func:`read_dataset`, with the
+    line numbers of the whole file; an empty file or one without an item is
+    reported after the last block."""
+    path = Path(path)
+    check_readable(path)
+    component = choose_format(registry, path, fmt)
+    if not component.line_per_record:
+        yield read_dataset(registry, path, fmt, options)
+        return
+    params = resolve(component.params, options or {}, f"format {component.name!r}")
+    records = occurrences = 0
+    blank = True
+    pending = b""
+    for chunk in itertools.chain(read_chunks(path, block_bytes), [b""]):
+        data = pending + chunk
+        cut = data.rfind(b"\n") + 1 if chunk else len(data)
+        block, pending = data[:cut], data[cut:]
+        if not block:
+            continue
+        blank = blank and block.isspace()
+        try:
+            dataset = component.read_bytes(block, str(path), params)
+        except InputError as exc:
+            if exc.line is None:
+                raise
+            raise InputError(exc.problem, path=exc.path, line=exc.line + records) from None
+        records += dataset.n_records
+        occurrences += dataset.n_occurrences
+        yield dataset
+    if blank:
+        raise InputError("the file is empty", path=path)
+    _require_items(path, records, occurrences)
 
 
 def open_compressed_writer(raw_out: IO[bytes], compression: str) -> IO[bytes]:

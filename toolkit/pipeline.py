@@ -18,6 +18,7 @@ it; :func:`declare_claims`). The trail is tied to the release by its SHA-256.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,12 +30,14 @@ from .claims import Claim
 from .components import NO_STAGE, Anonymizer, Bound, Component, Outcome, Sanitizer, Stage
 from .context import Context
 from .dataset import Dataset
-from .errors import ParameterError, PluginFault
+from .errors import InputError, ParameterError, PluginFault
 from .isolation import describe, plugin_of
 from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
 from .publishable import split_stats
 from .registry import Registry
+from .release import json_text, release_from_json
+from .trail import trail_from_json
 
 
 def stage_param(registry: Registry, stage: Stage) -> Param:
@@ -132,6 +135,20 @@ def apply_sanitizers(
     return outcome
 
 
+def check_release(registry: Registry, outcome: Outcome, producer: Component, original: Dataset | None) -> None:
+    """Before anything is written: the release ``producer`` made (the last
+    component of a chain) is well formed (:func:`privtool.verifiers.structure.check_structure`,
+    against the ``original`` when known: claims well formed, ...); a problem is
+    a fault of the producer's plugin."""
+    from .verifiers.structure import check_structure
+
+    models = {model.name: model for model in registry.all("claim_model")}
+    problems = check_structure(outcome.release, original, models=models)
+    if problems:
+        label = describe(producer.kind, producer.name)
+        raise PluginFault(plugin_of(producer), label, f"made a release that is not well formed: {problems[0]}")
+
+
 def taking_part(
     registry: Registry, components: Iterable[Any], earlier: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -145,16 +162,32 @@ def taking_part(
     return dict(sorted(plugins.items()))
 
 
-def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed: int) -> Outcome:
+def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed: int, producer: Component) -> Outcome:
     """Fill in provenance, keep in the trail what the release must not publish
     (:mod:`privtool.publishable`: the input SHA-256, the seed, every count not
-    recomputable from the content), and tie the trail to the (canonical) release."""
+    recomputable from the content), and tie the trail to the (canonical)
+    release. A release that privtool could not read back (an empty label, an
+    empty sub-record, ...) or a trail it could not write (a value JSON cannot
+    hold) is a fault of its ``producer``'s plugin, and nothing is written."""
     release = outcome.release
     release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
     release.stats, private = split_stats(release, release.stats)
     outcome.trail.stats = {**outcome.trail.stats, **private}
     outcome.trail.seed = seed
-    outcome.release_text = release.dumps()
+    label = describe(producer.kind, producer.name)
+    obj = release.to_json()
+    try:
+        release_from_json(obj, source=None)
+    except InputError as exc:
+        raise PluginFault(
+            plugin_of(producer), label, f"made a release that privtool cannot read: {exc.message}"
+        ) from None
+    try:
+        trail_from_json(outcome.trail.to_json(), source=None)
+        json.dumps(outcome.trail.notes)
+    except (InputError, TypeError, ValueError) as exc:
+        raise PluginFault(plugin_of(producer), label, f"made a trail that privtool cannot write: {exc}") from None
+    outcome.release_text = json_text(obj)
     outcome.trail.input_sha256 = input_sha256
     outcome.trail.release_sha256 = hashlib.sha256(outcome.release_text.encode("utf-8")).hexdigest()
     return outcome
@@ -192,7 +225,9 @@ def run_chain(
             recorded.setdefault(param.name, values[param.name])
     outcome.release.params = {**recorded, **outcome.release.params}
     outcome = apply_sanitizers(registry, outcome, chain.sanitizers, values, ctx)
-    return stamp(outcome, taking_part(registry, chain.components), dataset.content_sha256(), ctx.seed)
+    check_release(registry, outcome, chain.components[-1], dataset)
+    producer = chain.components[-1]
+    return stamp(outcome, taking_part(registry, chain.components), dataset.content_sha256(), ctx.seed, producer)
 
 
 def run_method(

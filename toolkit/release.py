@@ -186,10 +186,15 @@ class Release:
 
     def dumps(self) -> str:
         """Deterministic JSON text (same release, same bytes)."""
-        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"), sort_keys=False) + "\n"
+        return json_text(self.to_json())
 
     def sha256(self) -> str:
         return hashlib.sha256(self.dumps().encode("utf-8")).hexdigest()
+
+
+def json_text(obj: dict[str, Any]) -> str:
+    """The file text of a release's JSON object (:meth:`Release.to_json`)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False) + "\n"
 
 
 # ---------------------------------------------------------------- validation

@@ -226,10 +226,23 @@ class Comparison:
         methods = sorted({str(r.get("method")) for r in self.rows})
         return f"<privtool.Comparison of {', '.join(methods)}: {len(self.rows)} run(s) in {self.directory}>"
 
+    def verdicts(self) -> dict[str, int]:
+        """How many runs got each verdict (``PASS``, ``FAIL``, ``INCOMPLETE``),
+        worst first; runs compared without verification have none."""
+        counts: dict[str, int] = {}
+        for verdict in ("FAIL", "INCOMPLETE", "PASS"):
+            n = sum(1 for row in self.rows if row.get("verdict") == verdict)
+            if n:
+                counts[verdict] = n
+        return counts
+
     def _repr_html_(self) -> str:
+        """The verdicts first (how many runs got each), then one row per run."""
         shown = ["method", *self.axes, "repeat", "verdict", "seconds"]
         measures = [c for c in self.columns() if "." in c][:4]
         rows = [[row.get(c) for c in (*shown, *measures)] for row in self.rows]
-        return notebook.headline(f"{len(self.rows)} run(s) in {self.directory}") + notebook.table(
-            (*shown, *measures), rows
-        )
+        counts = self.verdicts()
+        worst = next(iter(counts), None)
+        said = ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) or "not verified"
+        title = f"{len(self.rows)} run(s): {said}"
+        return notebook.headline(title, worst, f"in {self.directory}") + notebook.table((*shown, *measures), rows)

@@ -26,7 +26,7 @@ here is the project's own (``docs/algorithms/disassociation.md``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
 
 import numpy as np
 
@@ -36,113 +36,391 @@ from privtool.dataset import Dataset
 from .horpart import occurrences
 from .verpart import cluster_terms, greedy_chunks
 
+WALK_BLOCK = 200_000
+"""Residual entries examined per vectorised step of a pass (bounds its temporaries)."""
 
-@dataclass
-class _Group:
-    ref: tuple[str, int]
-    rows: np.ndarray
-    residual: dict[int, int]
-    blocked: set[int]
+SHARED_BATCH_ROWS = 200_000
+"""Records read per vectorised pass when collecting the joint clusters' lifted occurrences."""
+
+SHARED_BATCH_OCCURRENCES = 1_000_000
+"""Lifted occurrences per vectorised pass of :func:`.verpart.cluster_terms` over joint clusters."""
 
 
-def _initial_groups(dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> list[_Group]:
-    """One group per cluster, residual supports counted in one vectorised pass."""
-    if not clusters:
-        return []
-    span = max(dataset.n_items, 1)
-    order = np.concatenate(clusters)
-    items, local = occurrences(dataset, order)
-    record_cluster = np.repeat(np.arange(len(clusters), dtype=np.int64), [len(rows) for rows in clusters])
-    keys, counts = np.unique(record_cluster[local] * span + items, return_counts=True)
-    term_keys = np.fromiter((i * span + t for i, c in enumerate(chunks) for t in c.term_chunk), dtype=np.int64)
-    keep = np.isin(keys, term_keys)
-    keys, counts = keys[keep], counts[keep]
-    bounds = np.searchsorted(keys // span, np.arange(len(clusters) + 1)).tolist()
-    terms, counts = (keys % span).tolist(), counts.tolist()
-    return [
-        _Group(
-            ("c", i),
-            rows,
-            dict(zip(terms[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]], strict=False)),
-            {t for domain in chunked.record_chunks for t in domain},
+def _in_sorted(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``keys`` occurs in the ascending array ``table``."""
+    if not len(table):
+        return np.zeros(len(keys), dtype=bool)
+    pos = np.minimum(np.searchsorted(table, keys), len(table) - 1)
+    return table[pos] == keys
+
+
+def _run_starts(keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of the sorted ``keys`` starts."""
+    return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
+
+
+class _Groups:
+    """Every group (simple cluster or joint cluster) met so far, by id.
+
+    Residual terms (the terms of its members' term chunks none of its members
+    publishes elsewhere, with their support among its records) and blocked terms
+    (those published in a record or shared chunk of a member: a window holding
+    the group cannot lift them) are flat tables keyed ``group * span + term``,
+    ascending (a new group gets the next id, so appending keeps them sorted),
+    so that a pass works on arrays. ``parent`` is the joint group each group
+    became a member of (-1: none yet), ``joint`` the plan index of a joint
+    group (-1 for a simple cluster), ``simple_residual`` the clusters' residual
+    keys before any join."""
+
+    def __init__(self, dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> None:
+        self.span = max(dataset.n_items, 1)
+        self.refs: list[tuple[str, int]] = [("c", i) for i in range(len(clusters))]
+        self.parent: list[int] = [-1] * len(clusters)
+        self.joint: list[int] = [-1] * len(clusters)
+        self.res_keys = self.res_count = self.blk_keys = self.simple_residual = np.zeros(0, dtype=np.int64)
+        if not clusters:
+            return
+        items, local = occurrences(dataset, np.concatenate(clusters))
+        record_cluster = np.repeat(np.arange(len(clusters), dtype=np.int64), [len(rows) for rows in clusters])
+        keys, counts = np.unique(record_cluster[local] * self.span + items, return_counts=True)
+        term_sizes = [len(c.term_chunk) for c in chunks]
+        term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
+            itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
         )
-        for i, (rows, chunked) in enumerate(zip(clusters, chunks, strict=False))
-    ]
+        keep = np.isin(keys, term_keys)
+        self.res_keys, self.res_count = keys[keep], counts[keep].astype(np.int64)
+        self.simple_residual = self.res_keys
+        sizes = [sum(map(len, c.record_chunks)) for c in chunks]
+        flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
+        terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
+        self.blk_keys = np.sort(np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms)
+
+    def keep_only(self, groups: np.ndarray) -> None:
+        """Forget the tables of every group not in ``groups``."""
+        live = np.zeros(len(self.refs), dtype=bool)
+        live[groups] = True
+        keep = live[self.res_keys // self.span]
+        self.res_keys, self.res_count = self.res_keys[keep], self.res_count[keep]
+        self.blk_keys = self.blk_keys[live[self.blk_keys // self.span]]
+
+    def add(self, res_keys: np.ndarray, res_count: np.ndarray, blk_keys: np.ndarray) -> None:
+        """Append the tables of new groups (keys above every existing one)."""
+        self.res_keys = np.r_[self.res_keys, res_keys]
+        self.res_count = np.r_[self.res_count, res_count]
+        self.blk_keys = np.r_[self.blk_keys, blk_keys]
 
 
-class _Window:
-    """Consecutive groups being considered for one joint cluster and their
-    combined residual supports (terms blocked by any of them removed)."""
+class _Runs:
+    """A table of ``group * span + term`` keys (ascending) as runs, one per group."""
 
-    def __init__(self, first: _Group) -> None:
-        self.groups = [first]
-        self.residual = dict(first.residual)
+    def __init__(self, keys: np.ndarray, span: int, n_groups: int) -> None:
+        self.owner, self.term = np.divmod(keys, span)
+        starts = _run_starts(self.owner)
+        self.start = np.zeros(n_groups, dtype=np.int64)
+        self.size = np.zeros(n_groups, dtype=np.int64)
+        self.start[self.owner[starts]] = starts
+        self.size[self.owner[starts]] = np.diff(np.r_[starts, len(keys)])
+        self.small_terms = span <= 1 << 16
 
-    def blocks(self, term: int) -> bool:
-        return any(term in g.blocked for g in self.groups)
+    def by_position(self, ordered: np.ndarray) -> np.ndarray:
+        """Indexes of the entries of the groups ``ordered``, group by group in
+        that order (within a group, ascending terms): the runs gathered, no sort."""
+        sizes = self.size[ordered]
+        shift = self.start[ordered] - (np.cumsum(sizes) - sizes)
+        return np.repeat(shift, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
 
-    def add(self, group: _Group, k: int) -> list[int]:
-        """Extend by ``group``; the terms whose combined support now reaches k."""
-        for t in [t for t in self.residual if t in group.blocked]:
-            del self.residual[t]
-        lifted = []
-        for t, c in group.residual.items():
-            if self.blocks(t):
-                self.residual.pop(t, None)
-                continue
-            total = self.residual.get(t, 0) + c
-            self.residual[t] = total
-            if total >= k:
-                lifted.append(t)
-        self.groups.append(group)
-        return lifted
+    def by_term(self, entries: np.ndarray) -> np.ndarray:
+        """``entries`` reordered by term, keeping their order within a term (a
+        radix sort when the terms fit 16 bits)."""
+        term = self.term[entries]
+        return entries[np.argsort(term.astype(np.uint16) if self.small_terms else term, kind="stable")]
 
 
-def _order(groups: list[_Group]) -> list[_Group]:
-    holders: dict[int, int] = {}
-    for g in groups:
-        for t in g.residual:
-            holders[t] = holders.get(t, 0) + 1
-    keys = {id(g): sorted((-holders[t], t) for t in g.residual) for g in groups}
-    return sorted(groups, key=lambda g: keys[id(g)])
+class _Pass:
+    """The active groups' tables as one pass sees them: residual and blocked
+    entries by group (:class:`_Runs`), and ``holders``, the number of groups
+    holding each residual term."""
+
+    def __init__(self, groups: _Groups) -> None:
+        self.res = _Runs(groups.res_keys, groups.span, len(groups.refs))
+        self.blk = _Runs(groups.blk_keys, groups.span, len(groups.refs))
+        self.holders = np.bincount(self.res.term, minlength=groups.span)
+
+
+def _order(view: _Pass, active: np.ndarray) -> np.ndarray:
+    """``active`` sorted by the groups' virtual term chunks (module docstring),
+    ties in their current order.
+
+    A term's place in the key order, (descending holder count, ascending id),
+    becomes one integer rank; a group's key is its residual terms' ranks in
+    ascending order, packed as big-endian 32-bit words, so that comparing two
+    keys is one ``memcmp`` with the same outcome as comparing the lists of
+    pairs (a prefix sorts first in both)."""
+    res = view.res
+    present = np.flatnonzero(view.holders)
+    rank_of = np.zeros(len(view.holders), dtype=np.int64)
+    rank_of[present[np.lexsort((present, -view.holders[present]))]] = np.arange(len(present))
+    ranks = rank_of[res.term]
+    packed = ranks[np.argsort(res.owner * len(present) + ranks, kind="stable")].astype(">u4").tobytes()
+    starts, ends = (res.start[active] * 4).tolist(), ((res.start[active] + res.size[active]) * 4).tolist()
+    keys = [packed[a:b] for a, b in zip(starts, ends, strict=True)]
+    return active[sorted(range(len(active)), key=keys.__getitem__)]
+
+
+def _lifts(
+    groups: _Groups, view: _Pass, ordered: np.ndarray, position: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every start position of the ``ordered`` groups, the length of the
+    window that lifts (0: none) and the ``(start, term)`` pairs it lifts.
+
+    The window from start s grows one group at a time, up to k groups; a term t
+    is dropped from it once a group of the window blocks t. Adding the L-th
+    group lifts t when that group holds t, no group among the first L blocks
+    it and t's residual supports in them add up to k or more; the window stops
+    at the smallest L lifting some term and lifts every term lifted at that L.
+
+    With each term's entries in position order, the entry e at position p
+    lifts t in the window from s = p - d (d = 1 .. k-1) when e's support plus
+    those of t's entries in [s, p) reach k; those entries are e's predecessors
+    within distance d (at most k - 1 of them, positions being distinct). So
+    each entry is checked against its k - 1 predecessors for each d, in
+    :data:`WALK_BLOCK` entries at a time, and only the (few) pairs that reach k
+    are looked up for blocks. An entry of support k or more (VERPART never
+    leaves one: a chunker that puts frequent terms in term chunks does) lifts
+    its term in every window it ends, whatever its predecessors."""
+    n, res = len(ordered), view.res
+    entries = res.by_position(ordered)
+    entries = entries[(view.holders[res.term[entries]] > 1) | (groups.res_count[entries] >= k)]
+    entries = res.by_term(entries)
+    term, pos, count = res.term[entries], position[res.owner[entries]], groups.res_count[entries]
+    found_start: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    found_term: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    found_length: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    frequent = np.flatnonzero(count >= k)
+    for d in range(1, k):
+        hit = frequent[pos[frequent] >= d]
+        found_start.append(pos[hit] - d)
+        found_term.append(term[hit])
+        found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
+    for first in range(0, len(pos), WALK_BLOCK):
+        last = min(first + WALK_BLOCK, len(pos))
+        here = np.arange(max(first, 1), last)
+        near = (term[here - 1] == term[here]) & (pos[here] - pos[here - 1] < k)  # a predecessor near
+        here = here[near & (count[here] < k)]
+        gaps, supports = [], []  # per predecessor b = 1 .. k-1: its distance (k: none) and support
+        for b in range(1, k):
+            before = np.maximum(here - b, 0)
+            same = (here - b >= 0) & (term[before] == term[here])
+            gaps.append(np.where(same, pos[here] - pos[before], k))
+            supports.append(np.where(same, count[before], 0))
+        for d in range(1, k):
+            earlier = np.zeros(len(here), dtype=np.int64)
+            for gap, support in zip(gaps, supports, strict=True):
+                earlier += np.where(gap <= d, support, 0)
+            hit = np.flatnonzero((earlier + count[here] >= k) & (pos[here] >= d))
+            found_start.append(pos[here[hit]] - d)
+            found_term.append(term[here[hit]])
+            found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
+    start, lifted, length = np.concatenate(found_start), np.concatenate(found_term), np.concatenate(found_length)
+    # blocked: t has a blocked entry at a position in [start, start + length)
+    blocked = view.blk.by_term(view.blk.by_position(ordered))
+    blocked_keys = view.blk.term[blocked] * n + position[view.blk.owner[blocked]]  # ascending
+    clear = np.ones(len(start), dtype=bool)
+    if len(blocked_keys):
+        at = np.minimum(np.searchsorted(blocked_keys, lifted * n + start), len(blocked_keys) - 1)
+        clear = (blocked_keys[at] < lifted * n + start) | (blocked_keys[at] >= lifted * n + start + length)
+    start, lifted, length = start[clear], lifted[clear], length[clear]
+    best = np.full(n, k + 1, dtype=np.int64)
+    np.minimum.at(best, start, length)
+    chosen = length == best[start]
+    return np.where(best <= k, best, 0), start[chosen], lifted[chosen]
+
+
+def _joint_of_pairs(groups: _Groups, lifted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which joint cluster lifts each residual ``(cluster, term)`` pair of a
+    simple cluster: the pairs' keys (``cluster * span + term``, ascending) and
+    joint indexes, for the pairs some joint lifts. ``lifted`` holds the keys
+    ``joint * span + term`` (ascending). A term lifted by a joint is blocked in
+    every later joint holding it, so at most one joint on a cluster's chain of
+    ancestors lifts the pair."""
+    span = groups.span
+    cluster, term = np.divmod(groups.simple_residual, span)
+    parent, joint = np.asarray(groups.parent, dtype=np.int64), np.asarray(groups.joint, dtype=np.int64)
+    owner = np.full(len(cluster), -1, dtype=np.int64)
+    pending = np.flatnonzero(parent[cluster] >= 0)
+    above = parent[cluster[pending]]
+    while len(pending):
+        hit = _in_sorted(lifted, joint[above] * span + term[pending])
+        owner[pending[hit]] = joint[above[hit]]
+        above = parent[above]
+        alive = ~hit & (above >= 0)
+        pending, above = pending[alive], above[alive]
+    found = owner >= 0
+    return groups.simple_residual[found], owner[found]
+
+
+def _shared_chunks(
+    dataset: Dataset, clusters: list[np.ndarray], groups: _Groups, lifted: np.ndarray, k: int, m: int
+) -> list[list[tuple[int, ...]]]:
+    """VERPART's greedy over each joint cluster's lifted terms: the term domains
+    of its shared chunks, for every joint in creation order.
+
+    A lifted term is in no record or shared chunk of the joint's members, so
+    its occurrences among the joint's records are those in its simple clusters'
+    term chunks: the records are read once per cluster, not once per joint
+    holding it (nested joints would repeat them). Supports and bitsets of
+    consecutive joints are then computed together (:func:`.verpart.cluster_terms`),
+    about :data:`SHARED_BATCH_OCCURRENCES` lifted occurrences at a time."""
+    if not len(lifted):
+        return []
+    span = groups.span
+    pair_keys, pair_joint = _joint_of_pairs(groups, lifted)
+    found_joint: list[np.ndarray] = []
+    found_record: list[np.ndarray] = []
+    found_term: list[np.ndarray] = []
+    first = 0
+    while first < len(clusters):
+        last, rows = first, 0
+        while last < len(clusters) and (rows == 0 or rows + len(clusters[last]) <= SHARED_BATCH_ROWS):
+            rows += len(clusters[last])
+            last += 1
+        records = np.concatenate(clusters[first:last])
+        items, local = occurrences(dataset, records)
+        cluster_of = np.repeat(np.arange(first, last, dtype=np.int64), [len(c) for c in clusters[first:last]])
+        keys = cluster_of[local] * span + items
+        at = np.minimum(np.searchsorted(pair_keys, keys), max(len(pair_keys) - 1, 0))
+        hit = np.flatnonzero(pair_keys[at] == keys) if len(pair_keys) else np.zeros(0, dtype=np.int64)
+        found_joint.append(pair_joint[at[hit]])
+        found_record.append(records[local[hit]])
+        found_term.append(items[hit].astype(np.int64))
+        first = last
+    joint, record, term = np.concatenate(found_joint), np.concatenate(found_record), np.concatenate(found_term)
+    order = np.lexsort((term, record, joint))
+    joint, record, term = joint[order], record[order], term[order]
+    row_starts = _run_starts(joint * dataset.n_records + record)
+    record_sizes = np.diff(np.r_[row_starts, len(joint)])
+    row_joint = joint[row_starts]
+    n_joints = len(groups.parent) - len(clusters)
+    occ_bounds = np.searchsorted(joint, np.arange(n_joints + 1))
+    row_bounds = np.searchsorted(row_joint, np.arange(n_joints + 1))
+    out: list[list[tuple[int, ...]]] = []
+    lo = 0
+    while lo < n_joints:
+        hi = int(np.searchsorted(occ_bounds, occ_bounds[lo] + SHARED_BATCH_OCCURRENCES, side="right")) - 1
+        hi = min(max(hi, lo + 1), n_joints)
+        batch = cluster_terms(
+            np.diff(row_bounds[lo : hi + 1]),
+            record_sizes[row_bounds[lo] : row_bounds[hi]],
+            term[occ_bounds[lo] : occ_bounds[hi]],
+            k,
+        )
+        out.extend(list(greedy_chunks(terms, k, m)) for terms in batch)
+        lo = hi
+    return out
 
 
 def refine(
     dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster], k: int, m: int
 ) -> list[JointPlan]:
     """Joint clusters (in creation order; members may be earlier joints) for the
-    chunked ``clusters``; see the module docstring for the criterion."""
+    chunked ``clusters``; see the module docstring for the criterion.
+
+    Each pass orders the active groups, finds for every start the window that
+    would lift (:func:`_lifts`), then walks the starts: a start whose window
+    lifts makes a joint cluster of the window and the walk resumes after it;
+    otherwise the walk moves on by one group. Which window a start would lift
+    depends only on the ordered groups, not on the walk, so the walk itself is
+    a loop over integers."""
+    groups = _Groups(dataset, clusters, chunks)
+    span = groups.span
     plans: list[JointPlan] = []
-    active = [g for g in _initial_groups(dataset, clusters, chunks) if g.residual]
+    lifted: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]  # keys joint * span + term, ascending
+    active = np.unique(groups.res_keys // span)
     changed = True
     while changed and len(active) > 1:
         changed = False
-        ordered = _order(active)
-        active = []
+        groups.keep_only(active)
+        view = _Pass(groups)
+        ordered = _order(view, active)
+        position = np.full(len(groups.refs), -1, dtype=np.int64)
+        position[ordered] = np.arange(len(ordered))
+        length, lift_start, lift_term = _lifts(groups, view, ordered, position, k)
+        walk: list[int] = []  # the next pass's active groups; -1 - j marks joint j of this pass
+        windows: list[tuple[int, int]] = []
+        lengths = length.tolist()
         i = 0
         while i < len(ordered):
-            window = _Window(ordered[i])
-            lifted: list[int] = []
-            for group in ordered[i + 1 : i + k]:
-                lifted = window.add(group, k)
-                if lifted:
-                    break
-            if not lifted:
-                active.append(ordered[i])
+            if lengths[i]:
+                walk.append(-1 - len(windows))
+                windows.append((i, lengths[i]))
+                i += lengths[i]
+            else:
+                walk.append(int(ordered[i]))
                 i += 1
-                continue
-            rows = np.concatenate([g.rows for g in window.groups])
-            items, local = occurrences(dataset, rows)
-            keep = np.isin(items, np.asarray(lifted, dtype=items.dtype))
-            sizes = np.bincount(local[keep], minlength=len(rows))
-            terms = cluster_terms(np.array([len(rows)]), sizes, items[keep], k)[0]
-            plans.append(JointPlan([g.ref for g in window.groups], list(greedy_chunks(terms, k, m))))
-            for t in lifted:
-                del window.residual[t]
-            blocked = set(lifted).union(*(g.blocked for g in window.groups))
-            group = _Group(("j", len(plans) - 1), rows, window.residual, blocked)
-            if group.residual:
-                active.append(group)
-            changed = True
-            i += len(window.groups)
+        if not windows:
+            break
+        changed = True
+        new_ids = _join(groups, ordered, position, windows, lift_start, lift_term, plans, lifted)
+        active = np.array([g if g >= 0 else new_ids[-1 - g] for g in walk], dtype=np.int64)
+        active = active[active >= 0]
+    for plan, shared in zip(
+        plans, _shared_chunks(dataset, clusters, groups, np.concatenate(lifted), k, m), strict=True
+    ):
+        plan.shared_chunks = shared
     return plans
+
+
+def _join(
+    groups: _Groups,
+    ordered: np.ndarray,
+    position: np.ndarray,
+    windows: list[tuple[int, int]],
+    lift_start: np.ndarray,
+    lift_term: np.ndarray,
+    plans: list[JointPlan],
+    lifted_keys: list[np.ndarray],
+) -> list[int]:
+    """Make a joint cluster of each lifting window ``(start, length)`` of one
+    pass: its plan, its lifted terms (appended to ``lifted_keys`` as
+    ``plan * span + term``, for the shared chunks), and
+    its group, whose residual terms are the window's combined residual supports
+    without the blocked and lifted terms, and whose blocked terms are the
+    window's plus the lifted ones. Returns the new groups' ids (-1 for a joint
+    with no residual term left: it takes no further part)."""
+    span = groups.span
+    starts = np.array([s for s, _ in windows], dtype=np.int64)
+    lengths = np.array([n for _, n in windows], dtype=np.int64)
+    window_of = np.full(len(ordered), -1, dtype=np.int64)
+    covered = np.repeat(starts - np.r_[0, np.cumsum(lengths)[:-1]], lengths) + np.arange(int(lengths.sum()))
+    window_of[covered] = np.repeat(np.arange(len(windows), dtype=np.int64), lengths)
+    start_of = np.full(len(ordered), -1, dtype=np.int64)
+    start_of[starts] = np.arange(len(windows))
+    j = start_of[lift_start]
+    lifted = np.unique(j[j >= 0] * span + lift_term[j >= 0])
+
+    def of_windows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which entries of a table belong to a window, and their keys by window."""
+        owner, term = np.divmod(keys, span)
+        j = window_of[position[owner]]
+        return j >= 0, j[j >= 0] * span + term[j >= 0]
+
+    inside, res_keys = of_windows(groups.res_keys)
+    res_keys, inverse = np.unique(res_keys, return_inverse=True)
+    res_count = np.bincount(inverse, weights=groups.res_count[inside]).astype(np.int64)
+    blocked = np.union1d(of_windows(groups.blk_keys)[1], lifted)
+    keep = ~_in_sorted(blocked, res_keys)
+    res_keys, res_count = res_keys[keep], res_count[keep]
+    first_id = len(groups.refs)
+    lifted_keys.append(lifted + len(plans) * span)
+    members = ordered.tolist()
+    for s, length in windows:
+        window = members[s : s + length]
+        for g in window:
+            groups.parent[g] = len(groups.refs)
+        plans.append(JointPlan([groups.refs[g] for g in window]))
+        groups.refs.append(("j", len(plans) - 1))
+        groups.parent.append(-1)
+        groups.joint.append(len(plans) - 1)
+    groups.add(res_keys + first_id * span, res_count, blocked + first_id * span)
+    has_residual = np.bincount(res_keys // span, minlength=len(windows)) > 0
+    return [first_id + n if has_residual[n] else -1 for n in range(len(windows))]

@@ -98,6 +98,12 @@ def fits(bits: int, chunk: list[int], k: int, m: int) -> bool:
     when a term with records ``bits`` (support >= k) joins it."""
     if m < 2:
         return True
+    if m == 2:  # pairs only: no subset walk
+        for other in chunk:
+            both = bits & other
+            if both and both.bit_count() < k:
+                return False
+        return True
     stack = [(bits, 0, m - 1)]
     while stack:
         common, start, room = stack.pop()
@@ -120,6 +126,7 @@ def greedy_chunks(
     the terms are tried in (positions in ``terms``); by default the paper's,
     support descending with ties to the smallest id."""
     order = list(order) if order is not None else np.lexsort((terms.ids, -terms.supports)).tolist()
+    ids = terms.ids.tolist()
     chunks: list[tuple[int, ...]] = []
     while order:
         members: list[int] = []
@@ -131,7 +138,7 @@ def greedy_chunks(
                 member_bits.append(terms.bits[i])
             else:
                 rest.append(i)
-        chunks.append(tuple(sorted(int(terms.ids[i]) for i in members)))
+        chunks.append(tuple(sorted(ids[i] for i in members)))
         order = rest
     return tuple(chunks)
 

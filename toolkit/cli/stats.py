@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -10,9 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import examples
-from ..dataset import Dataset
+from ..dataset import Dataset, label_sort_key
 from ..errors import ParameterError
-from ..io import check_readable, read_dataset
+from ..io import check_readable, read_dataset_blocks
 from .common import app, echo_json, format_options, stdout_console
 
 
@@ -29,31 +30,55 @@ def size_bins(max_size: int) -> list[tuple[int, int]]:
 
 
 def dataset_stats(dataset: Dataset, top: int = 10) -> dict:
-    """The figures ``stats`` prints, as a JSON-ready dict.
+    """The figures ``stats`` prints, as a JSON-ready dict (:func:`stream_stats`
+    of the one block ``dataset``)."""
+    return stream_stats([dataset], top)
+
+
+def stream_stats(blocks: Iterable[Dataset], top: int = 10) -> dict:
+    """The figures ``stats`` prints for the records of ``blocks`` read one after
+    the other (each over its own vocabulary), holding one block at a time plus
+    a support per distinct label and a count per record size.
 
     ``items`` counts the distinct items that occur; ``avg_size`` is rounded to
-    3 decimals; ``size_histogram`` lists every bin of :func:`size_bins` from the
-    first to the last non-empty one, with the share of records."""
-    sizes = dataset.sizes
-    supports = dataset.supports
-    order = np.argsort(-supports, kind="stable")[:top]
-    max_size = int(sizes.max()) if len(sizes) else 0
+    3 decimals; ``median_size`` is the mean of the two middle sizes (numpy's
+    median); ``size_histogram`` lists every bin of :func:`size_bins` from the
+    first to the last non-empty one, with the share of records; ``top_items``
+    are by descending support, ties in canonical label order."""
+    size_counts = np.zeros(1, dtype=np.int64)
+    supports: dict[str, int] = {}
+    for block in blocks:
+        counts = np.bincount(block.sizes)
+        if len(counts) > len(size_counts):
+            size_counts = np.r_[size_counts, np.zeros(len(counts) - len(size_counts), dtype=np.int64)]
+        size_counts[: len(counts)] += counts
+        for label, support in zip(block.labels, block.supports.tolist(), strict=True):
+            supports[label] = supports.get(label, 0) + support
+    labels = sorted(supports, key=label_sort_key)
+    support = np.array([supports[label] for label in labels], dtype=np.int64)
+    order = np.argsort(-support, kind="stable")[:top]
+    records = int(size_counts.sum())
+    occurrences = int(size_counts @ np.arange(len(size_counts)))
+    sizes = np.flatnonzero(size_counts)
+    max_size = int(sizes[-1]) if records else 0
+    ends = np.cumsum(size_counts)
     histogram = []
     for low, high in size_bins(max_size):
-        count = int(np.count_nonzero((sizes >= low) & (sizes <= high)))
+        count = int(size_counts[low : high + 1].sum())
         label = str(low) if low == high else f"{low}-{high}"
-        histogram.append({"size": label, "records": count, "share": round(count / max(len(sizes), 1), 4)})
+        histogram.append({"size": label, "records": count, "share": round(count / max(records, 1), 4)})
     while histogram and histogram[0]["records"] == 0:
         histogram.pop(0)
+    middle = np.searchsorted(ends, [(records - 1) // 2, records // 2], side="right")
     return {
-        "records": dataset.n_records,
-        "items": int((supports > 0).sum()),
-        "occurrences": dataset.n_occurrences,
+        "records": records,
+        "items": int((support > 0).sum()),
+        "occurrences": occurrences,
         "max_size": max_size,
-        "avg_size": round(float(sizes.mean()), 3) if len(sizes) else 0.0,
-        "median_size": float(np.median(sizes)) if len(sizes) else 0.0,
+        "avg_size": round(occurrences / records, 3) if records else 0.0,
+        "median_size": float(middle.mean()) if records else 0.0,
         "size_histogram": histogram,
-        "top_items": [{"item": dataset.labels[j], "support": int(supports[j])} for j in order],
+        "top_items": [{"item": labels[j], "support": int(support[j])} for j in order],
     }
 
 
@@ -91,7 +116,7 @@ def command(ctx: click.Context, file: str | None, example: str | None, fmt: str 
         registry = app(ctx).registry
         check_readable(Path(file))
         name, options = format_options(registry, file, fmt, ctx.args)
-        stats = dataset_stats(read_dataset(registry, file, name, options), top)
+        stats = stream_stats(read_dataset_blocks(registry, file, name, options), top)
         source, title = {"file": file, "format": name}, file
     else:
         raise ParameterError("stats needs a FILE or --example NAME.")

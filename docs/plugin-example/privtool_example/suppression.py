@@ -1,4 +1,4 @@
-"""A complete third-party privtool plugin: the anonymizer ``global-suppression``.
+"""The anonymizer ``global-suppression``: k^1-anonymity by suppression.
 
 It removes every item whose support (number of records holding it) is below
 ``k``, everywhere, and drops the records left empty. What remains satisfies
@@ -20,7 +20,6 @@ from privtool.claims import Claim
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.hookspecs import hookimpl
 from privtool.params import K
 from privtool.release import Release
 from privtool.trail import Trail
@@ -65,8 +64,3 @@ class GlobalSuppression(Anonymizer):
             removed_items=[[r, label] for r, label in zip(occurrence_record, occurrence_label, strict=False)],
         )
         return Outcome(release, trail)
-
-
-@hookimpl
-def privtool_anonymizers() -> list[Anonymizer]:
-    return [GlobalSuppression()]
