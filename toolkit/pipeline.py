@@ -35,6 +35,7 @@ from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
 from .publishable import split_stats
 from .registry import Registry
+from .release import Release
 
 
 def stage_param(registry: Registry, stage: Stage) -> Param:
@@ -108,6 +109,24 @@ def declare_claims(registry: Registry, component: Component, claims: Sequence[Cl
             key, problem = problems[0]
             raise PluginFault(plugin_of(component), label, f"declares an invalid claim {claim.label}: {key}: {problem}")
     return out
+
+
+def refuse_contradictions(registry: Registry, release: Release, original: Dataset | None) -> None:
+    """Refuse (:class:`~privtool.errors.ParameterError`, exit 2, nothing
+    written) a release that the structural checks every assessment starts with
+    (:func:`privtool.verifiers.structure.check_structure`) would reject: one
+    that fails its own claim by construction, such as a k it cannot reach with
+    fewer records than k, or whose content contradicts itself or ``original``.
+    ``anonymize``, ``hide`` and ``sanitize`` call it before writing."""
+    from .verifiers.structure import check_structure
+
+    models = {model.name: model for model in registry.all("claim_model")}
+    problems = check_structure(release, original, models=models)
+    if problems:
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise ParameterError(
+            f"the release would contradict what it claims at {problems[0]}{more}; nothing was written."
+        )
 
 
 def apply_sanitizers(
@@ -192,6 +211,7 @@ def run_chain(
             recorded.setdefault(param.name, values[param.name])
     outcome.release.params = {**recorded, **outcome.release.params}
     outcome = apply_sanitizers(registry, outcome, chain.sanitizers, values, ctx)
+    refuse_contradictions(registry, outcome.release, dataset)
     return stamp(outcome, taking_part(registry, chain.components), dataset.content_sha256(), ctx.seed)
 
 

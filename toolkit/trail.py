@@ -92,6 +92,35 @@ def rule_problem(value: Any) -> str | None:
     return None
 
 
+GHOST_KEYS = {"cluster", "chunk", "items", "kind"}
+"""The keys of a ghost entry; ``kind`` (``record`` or ``shared``) is optional."""
+
+
+def _position(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _label(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _ghost_problem(ghost: Any) -> str | None:
+    """What is wrong with one ghost entry's shape, or None. Whether its cluster
+    and chunk exist is a question about the release (faithfulness checks it)."""
+    if not isinstance(ghost, dict) or not {"cluster", "chunk", "items"} <= set(ghost) <= GHOST_KEYS:
+        return "expected an object with cluster, chunk and items (and optionally kind)"
+    if ghost.get("kind", "record") not in ("record", "shared"):
+        return "expected record or shared at kind"
+    if not _label(ghost["cluster"]):
+        return "expected the id of a cluster or joint cluster at cluster"
+    if not _position(ghost["chunk"]):
+        return "expected a chunk index (a non-negative integer) at chunk"
+    items = ghost["items"]
+    if not isinstance(items, list) or not items or not all(map(_label, items)) or len(set(items)) != len(items):
+        return "expected a non-empty list of distinct item labels at items"
+    return None
+
+
 def trail_from_json(obj: Any, source: object = "trail") -> Trail:
     """Validate a parsed trail object; the first problem names its JSON path."""
 
@@ -112,9 +141,16 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
     for i, position in enumerate(obj.get("suppressed_records", [])):
         if not isinstance(position, int) or isinstance(position, bool) or position < 0:
             fail(f"$.suppressed_records[{i}]", "expected a record position (a non-negative integer)")
+    for i, cid in enumerate(obj.get("cluster_of_record", [])):
+        if cid is not None and not (isinstance(cid, str) and cid):
+            fail(f"$.cluster_of_record[{i}]", "expected a cluster id or null")
     for i, ghost in enumerate(obj.get("ghost_records", [])):
-        if not isinstance(ghost, dict) or not {"cluster", "chunk", "items"} <= set(ghost):
-            fail(f"$.ghost_records[{i}]", "expected an object with cluster, chunk and items")
+        problem = _ghost_problem(ghost)
+        if problem is not None:
+            fail(f"$.ghost_records[{i}]", problem)
+    for i, entry in enumerate(obj.get("removed_items", [])):
+        if not (isinstance(entry, list) and len(entry) == 2 and _position(entry[0]) and _label(entry[1])):
+            fail(f"$.removed_items[{i}]", "expected [record position, item label]")
     for i, rule in enumerate(obj.get("sensitive_rules", [])):
         problem = rule_problem(rule)
         if problem is not None:

@@ -33,7 +33,6 @@ from typing import Any, ClassVar
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.errors import InputError
 from privtool.release import Release
 from privtool.results import Certificate
 from privtool.trail import Trail
@@ -188,19 +187,22 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         members[cid].append(position)
     ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
     ghost_records: Counter[str] = Counter()
-    for n, ghost in enumerate(trail.ghost_records):
-        items = ghost["items"]
-        if (
-            not isinstance(ghost["chunk"], int)
-            or not isinstance(items, list)
-            or not all(isinstance(x, str) for x in items)
-        ):
-            raise InputError(
-                f"invalid trail at $.ghost_records[{n}]: expected an integer chunk and a list of item labels.",
-                path="trail",
+    chunk_counts = {c.id: len(c.record_chunks) for c in release.clusters}
+    chunk_counts.update({j.id: len(j.shared_chunks) for j in release.joint_clusters})
+    for n, ghost in enumerate(trail.ghost_records):  # shapes were checked when the trail was read
+        owner, index = ghost["cluster"], ghost["chunk"]
+        if index >= chunk_counts.get(owner, 0):
+            absent = "a chunk" if owner in chunk_counts else "a cluster"
+            raise Unfaithful(
+                {
+                    "problem": f"a ghost of the trail is in {absent} the release does not have",
+                    "ghost": n,
+                    "cluster": owner,
+                    "chunk": index,
+                }
             )
-        ghosts[(str(ghost["cluster"]), ghost["chunk"])][tuple(sorted(items))] += 1
-        ghost_records[str(ghost["cluster"])] += 1
+        ghosts[(owner, index)][tuple(sorted(ghost["items"]))] += 1
+        ghost_records[owner] += 1
     silent = 0  # occurrences removed without a trail entry (partial suppression)
     shared_domains = {
         j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters

@@ -17,7 +17,7 @@ from ..components import Outcome
 from ..errors import InputError, ParameterError
 from ..outputs import check_outputs
 from ..params import merge_specs, resolve
-from ..pipeline import apply_sanitizers, stamp, taking_part, write_outcome
+from ..pipeline import apply_sanitizers, refuse_contradictions, stamp, taking_part, write_outcome
 from ..release import read_release
 from ..trail import Trail, read_trail
 from .common import (
@@ -75,6 +75,7 @@ def command(
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
     with running(run) as run_ctx:
         outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
+    refuse_contradictions(registry, outcome.release, None)
     plugins = taking_part(registry, chain, earlier=release.provenance.get("plugins"))
     input_sha = old_trail.input_sha256 or str(release.provenance.get("input_sha256", ""))
     outcome = stamp(outcome, plugins, input_sha, run.seed)
