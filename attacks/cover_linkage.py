@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from privtool.claims import claimed
+from privtool.claims import claimed, claimed_level
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
@@ -173,7 +173,7 @@ def certain_links(release: Release, known: Sequence[str], k: int | None = None) 
     """Items linked with certainty to a person known to hold ``known``, over
     every cluster that can hold them all (the intersection of the clusters'
     links), and the per-cluster links."""
-    k = int(k if k is not None else release.params.get("k", 2))
+    k = k if k is not None else claimed_level(release.claims, "k", 2) or 2
     links = [link for view in cluster_views(release) if (link := link_in_cluster(view, known, k)) is not None]
     if not links:
         return [], []

@@ -413,9 +413,9 @@ class Minimality(Attack):
         )
 
     def run(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Finding]:
-        km = claimed(release.claims, "km-anonymity")
-        k = max((int(c.params["k"]) for c in km), default=int(release.params.get("k", 2)))
-        m = min((int(c.params["m"]) for c in km), default=int(release.params.get("m", 2)))
+        km = claimed(release.claims, "km-anonymity")  # validated by the structural checks
+        k = max((int(c.params["k"]) for c in km), default=2)
+        m = min((int(c.params["m"]) for c in km), default=2)
         results = [attack_cluster(release, cluster, k, m, params["exact_limit"]) for cluster in release.clusters]
         pins = [p for r in results for p in r.pins]
         pinned_records = records_pinned(results, evidence)

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from privtool.claims import claimed
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
@@ -199,7 +200,7 @@ class PreimageAttack(Attack):
         rules = release_rules(release)
         if rules is None:
             return []
-        k = int(release.params["k"])
+        k = max((int(c.params["k"]) for c in claimed(release.claims, "km-anonymity")), default=2)
         wanted = int(release.params.get("min_preimages") or k)
         results = invert_release(release, rules, max(2, wanted))
         sanitized = sanitized_chunks(evidence)

@@ -53,6 +53,7 @@ from functools import cached_property
 import numpy as np
 
 from privtool.arrays import concat_ranges
+from privtool.claims import claimed_level
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError, UserError
 from privtool.release import Release
@@ -150,18 +151,22 @@ class ReconstructionModel:
     and sampling its reconstructions (see the module docstring for the model).
 
     ``term_max_support`` is the largest support a term-chunk term may have in its
-    cluster; by default ``k - 1`` with ``k`` from the release's ``params``.
+    cluster; by default ``k - 1`` with the ``k`` the release claims (its ``params`` only when it claims
+    nothing, as a release built in memory may).
     """
 
     def __init__(self, release: Release, term_max_support: int | None = None) -> None:
         if release.kind != "disassociated":
             raise InputError(f"reconstructions exist for disassociated releases, not {release.kind} ones")
         if term_max_support is None and any(c.term_chunk for c in release.clusters):
-            k = release.params.get("k")
-            if not isinstance(k, int) or isinstance(k, bool) or k < 2:
+            k = claimed_level(release.claims, "k", 2)
+            if k is None:  # a release built in memory without claims: its params, validated
+                stated = release.params.get("k")
+                k = stated if isinstance(stated, int) and not isinstance(stated, bool) and stated >= 2 else None
+            if k is None:
                 raise ParameterError(
-                    "the release does not state an integer k >= 2 in its params, so the support of its "
-                    "term-chunk terms is unbounded; give term_max_support."
+                    "the release claims no k (nor states an integer k >= 2 in its params), so the support of "
+                    "its term-chunk terms is unbounded; give term_max_support."
                 )
             term_max_support = k - 1
         if term_max_support is not None and term_max_support < 1:

@@ -16,6 +16,7 @@ import pytest
 from assessing import certificates_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tampering import write_tampered
 from test_generalization import HN_EDGES, HN_RECORDS, trees_and_data, write_edges
 
 from privtool.assess import assess
@@ -246,8 +247,7 @@ def test_verify_certifies_an_aa_release_and_catches_a_tampered_one(run_cli, tmp_
     # publish the records ungeneralised: {a1, b1} (T7 only) occurs once, below k = 2
     payload = json.loads(release.read_text())
     payload["records"] = sorted(sorted(r) for r in HN_RECORDS)
-    tampered = tmp_path / "tampered.json"
-    tampered.write_text(json.dumps(payload))
+    tampered = write_tampered(payload, tmp_path / "tampered.json")
     caught = run_cli("verify", tampered, "--json")
     assert caught.code == 1
     claim = json.loads(caught.out)["claims"][0]

@@ -193,7 +193,7 @@ def test_item_in_two_chunks_of_one_cluster_is_rejected() -> None:
 
 def test_term_chunk_without_k_needs_a_bound() -> None:
     release = Release(kind="disassociated", params={}, clusters=[Cluster("c0", 3, [], ["t"])])
-    with pytest.raises(ParameterError, match="does not state an integer k"):
+    with pytest.raises(ParameterError, match="claims no k"):
         ReconstructionModel(release)
     assert ReconstructionModel(release, term_max_support=2).max_support({"t"}) == 2
 

@@ -16,6 +16,7 @@ import km_full_domain
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tampering import write_tampered
 
 from privtool.claims import Claim
 from privtool.components import Evidence
@@ -167,8 +168,7 @@ def test_full_domain_plugin_is_verified_against_its_claim(tmp_path: Path, run_cl
     # A release one record away from the same claim (an item made unique) fails in all three.
     tampered = json.loads(release.read_text())
     tampered["records"][0] = [*tampered["records"][0], "5"] if "5" not in tampered["records"][0] else ["4"]
-    broken = tmp_path / "broken.json"
-    broken.write_text(json.dumps(tampered))
+    broken = write_tampered(tampered, tmp_path / "broken.json")
     result = json.loads(run_cli("verify", broken, "--json", "--executor", "serial").out)
     assert result["claims"][0]["status"] == "fails"
     assert run_cli("verify", broken, "-q", "--executor", "serial").code == 1

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, ParameterError
 
 ADVERSARIES = ("consistent-reconstruction", "algorithm-aware")
 """The adversary models, weakest first."""
@@ -140,6 +140,26 @@ class Claim:
 def claimed(claims: Sequence[Claim], model: str) -> list[Claim]:
     """The claims of ``model`` among ``claims``."""
     return [claim for claim in claims if claim.model == model]
+
+
+def claimed_level(claims: Sequence[Claim], name: str, minimum: int) -> int | None:
+    """The integer level ``name`` (``k``, ``m``) that ``claims`` state, or None
+    when no claim has that parameter. Never the release's ``params``: they say
+    what the method ran with, the claims are what the release promises and what
+    the verifiers check, so an attack or a verifier judged by them cannot be
+    talked out of a breach by editing ``params`` (issue 16). Raises
+    :class:`~privtool.errors.ParameterError` when the claims state it below
+    ``minimum``, as a non-integer, or with different values."""
+    values = {claim.params[name] for claim in claims if name in claim.params}
+    for value in values:
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise ParameterError(
+                f"the release claims {name}={value!r}; {name} must be an integer of at least {minimum}."
+            )
+    if len(values) > 1:
+        stated = ", ".join(map(str, sorted(int(v) for v in values)))
+        raise ParameterError(f"the release's claims state different values of {name} ({stated}); pass --{name}.")
+    return int(next(iter(values))) if values else None
 
 
 def claims_of_version_1(kind: str, params: Mapping[str, Any]) -> list[Claim]:

@@ -140,10 +140,13 @@ def check_release(registry: Registry, outcome: Outcome, producer: Component, ori
     component of a chain) is well formed (:func:`privtool.verifiers.structure.check_structure`,
     against the ``original`` when known: claims well formed, ...); a problem is
     a fault of the producer's plugin."""
-    from .verifiers.structure import check_structure
+    from .verifiers.structure import Unreachable, check_structure
 
     models = {model.name: model for model in registry.all("claim_model")}
     problems = check_structure(outcome.release, original, models=models)
+    unreachable = [p for p in problems if isinstance(p, Unreachable)]
+    if unreachable:  # the data cannot meet the parameters: bad input, not a plugin fault
+        raise ParameterError(f"the release would fail its own claim at {unreachable[0]}; nothing was written.")
     if problems:
         label = describe(producer.kind, producer.name)
         raise PluginFault(plugin_of(producer), label, f"made a release that is not well formed: {problems[0]}")

@@ -1,11 +1,12 @@
-"""The privacy level a verifier checks: the explicit ``k``/``m`` option, else the
-release's stated one. Verifiers default to the release so that ``audit`` and
-``compare``, which pass no options, check each release at its own level."""
+"""The privacy level a verifier checks: the explicit ``k``/``m`` option (the
+assessment engine passes the claim's), else the level the release's claims
+state (:func:`privtool.claims.claimed_level`), never its ``params``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from privtool.claims import claimed_level
 from privtool.errors import ParameterError
 from privtool.params import Param
 from privtool.release import Release
@@ -15,16 +16,11 @@ M_CHECKED = Param("m", int, None, "m to check (default: the release's stated m).
 
 
 def level(release: Release, params: dict[str, Any], name: str) -> int:
-    """``params[name]`` when given, else the release's ``params[name]``, validated."""
+    """``params[name]`` when given, else the value the release's claims state, validated."""
     value = params.get(name)
     if value is not None:
         return int(value)
-    stated = release.params.get(name)
+    stated = claimed_level(release.claims, name, 2 if name == "k" else 1)
     if stated is None:
-        raise ParameterError(f"the release states no {name}; pass --{name}.")
-    minimum = 2 if name == "k" else 1
-    if not isinstance(stated, int) or isinstance(stated, bool) or stated < minimum:
-        raise ParameterError(
-            f"the release's params.{name} must be an integer of at least {minimum}, not {stated!r}; pass --{name}."
-        )
+        raise ParameterError(f"the release claims no {name}; pass --{name}.")
     return stated

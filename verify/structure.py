@@ -16,14 +16,21 @@ claim models); add one by writing the function and listing it in
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from privtool.claims import Claim
 from privtool.components import ClaimModel
+from privtool.contracts import stats_problem
 from privtool.dataset import Dataset
+from privtool.publishable import accounting_is_public, content_stats
 from privtool.release import Release
 from privtool.trail import rule_problem
+
+from .reconstruction_bounds import OverlappingJointClusters, joint_parents
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,11 @@ class StructureProblem:
 
     def to_json(self) -> dict[str, str]:
         return {"path": self.path, "problem": self.problem}
+
+
+class Unreachable(StructureProblem):
+    """A claim the release cannot meet whatever the method did (too few
+    records for its k): when a method made it, the data is at fault (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -98,9 +110,250 @@ def version_1_rules_well_formed(subject: Subject) -> Iterator[StructureProblem]:
             yield StructureProblem(f"$.params.sensitive_rules[{i}]", problem)
 
 
+SHARED_BY_K = ("km-anonymity", "k-anonymity")
+"""The models whose ``k`` means "what an adversary knows is shared by at least
+k records" (:func:`claims_within_reach`)."""
+
+
+def claims_within_reach(subject: Subject) -> Iterator[StructureProblem]:
+    """A claim of a model of :data:`SHARED_BY_K` cannot hold on a release that publishes
+    an item in fewer than k records: that item is in fewer than k records of
+    every reconstruction (and every published record with an item is in a
+    group of fewer than k). The issue's example: anonymizing fewer records
+    than k."""
+    release = subject.release
+    if release.kind == "disassociated":
+        holding = sum(c.size for c in release.clusters if c.record_chunks or c.term_chunk)
+    else:
+        holding = sum(1 for row in release.records if row)
+    for i, claim in enumerate(release.claims):
+        k = claim.params.get("k") if claim.model in SHARED_BY_K else None
+        if isinstance(k, int) and not isinstance(k, bool) and 0 < holding < k:
+            path = "$.params.k" if release.claims_derived else f"$.claims[{i}].k"
+            yield Unreachable(
+                path, f"{claim.label} cannot hold: only {holding} published record(s) hold an item, fewer than k={k}"
+            )
+
+
+def joint_clusters_nest(subject: Subject) -> Iterator[StructureProblem]:
+    """The joint clusters form a tree: the sets of clusters under two of them
+    are disjoint or one holds the other (REFINE's laminar family,
+    Terrovitis et al. 2012 Section 4.3), and none lists itself under itself."""
+    release = subject.release
+    try:
+        joint_parents(release)
+    except OverlappingJointClusters as exc:
+        node = str(exc.args[0])
+        joint = next((i for i, j in enumerate(release.joint_clusters) if j.id == node), None)
+        if joint is not None:
+            yield StructureProblem(
+                f"$.joint_clusters[{joint}]",
+                f"joint cluster {node!r} shares clusters with another joint cluster without either holding the "
+                "other's (joint clusters must nest)",
+            )
+        else:
+            where = next(f"$.clusters[{i}]" for i, c in enumerate(release.clusters) if c.id == node)
+            yield StructureProblem(where, f"cluster {node!r} is under two joint clusters that do not nest")
+
+
+def _chunk_path(release: Release, home: tuple[str, int, int]) -> str:
+    """The JSON path of a chunk: ``("record", cluster position, chunk)``,
+    ``("term", cluster position, 0)`` or ``("shared", joint position, chunk)``."""
+    place, owner, index = home
+    if place == "record":
+        return f"$.clusters[{owner}].record_chunks[{index}]"
+    if place == "term":
+        return f"$.clusters[{owner}].term_chunk"
+    return f"$.joint_clusters[{owner}].shared_chunks[{index}]"
+
+
+def _ancestors(parent: Mapping[str, str], node: str) -> Iterator[str]:
+    """The joint clusters above ``node``, nearest first."""
+    while node in parent:
+        node = parent[node]
+        yield node
+
+
+def chunk_domains_disjoint(subject: Subject) -> Iterator[StructureProblem]:
+    """Every item a cluster sees is in one chunk only: its record chunks, its
+    term chunk and the shared chunks of every joint cluster above it have
+    pairwise disjoint domains (Terrovitis et al. 2012, Section 3: the vertical
+    partitioning splits a cluster's terms into disjoint domains). An item in
+    two of them would make a record's sub-records ambiguous and its supports
+    double-counted. At most one problem per cluster and per joint cluster; each
+    item is looked up once per joint cluster above its chunk."""
+    release = subject.release
+    if release.kind != "disassociated":
+        return
+    try:
+        parent = joint_parents(release)
+    except OverlappingJointClusters:
+        return  # reported by joint_clusters_nest
+    shared: dict[str, dict[str, Home]] = {}  # joint id -> item -> its shared chunk
+    within: dict[str, StructureProblem | None] = {}
+    for n, j in enumerate(release.joint_clusters):
+        domains = [(("shared", n, i), {x for row in chunk for x in row}) for i, chunk in enumerate(j.shared_chunks)]
+        shared[j.id], within[j.id] = _homes(release, domains)
+    for j in release.joint_clusters:
+        problem = within[j.id] or _met_above(
+            release, shared[j.id], (shared[a] for a in _ancestors(parent, j.id)), f"joint cluster {j.id!r}"
+        )
+        if problem is not None:
+            yield problem
+    for p, c in enumerate(release.clusters):
+        domains = [(("record", p, i), {x for row in chunk for x in row}) for i, chunk in enumerate(c.record_chunks)]
+        homes, problem = _homes(release, [*domains, (("term", p, 0), set(c.term_chunk))])
+        if problem is None:
+            problem = _met_above(release, homes, (shared[a] for a in _ancestors(parent, c.id)), f"cluster {c.id!r}")
+        if problem is not None:
+            yield problem
+
+
+Home = tuple[str, int, int]
+"""A chunk: ``("record", cluster position, index)``, ``("term", cluster position, 0)``
+or ``("shared", joint cluster position, index)`` (:func:`_chunk_path`)."""
+
+
+def _homes(release: Release, domains: list[tuple[Home, set[str]]]) -> tuple[dict[str, Home], StructureProblem | None]:
+    """Item -> its chunk among ``domains`` (the chunks of one owner), and the
+    first item found in two of them."""
+    homes: dict[str, Home] = {}
+    for here, domain in domains:
+        for item in domain:
+            earlier = homes.setdefault(item, here)
+            if earlier != here:
+                where = _chunk_path(release, earlier)
+                return homes, StructureProblem(_chunk_path(release, here), f"item {item!r} is also in {where}")
+    return homes, None
+
+
+def _met_above(
+    release: Release, homes: Mapping[str, Home], above: Iterable[Mapping[str, Home]], owner: str
+) -> StructureProblem | None:
+    """The first item of ``homes`` (the chunks of ``owner``) that a shared
+    chunk of a joint cluster above it also holds."""
+    for shared in above:
+        small, large = (homes, shared) if len(homes) <= len(shared) else (shared, homes)
+        item = next((x for x in small if x in large), None)
+        if item is not None:
+            return StructureProblem(
+                _chunk_path(release, homes[item]),
+                f"item {item!r} is also in {_chunk_path(release, shared[item])}, a shared chunk above {owner}",
+            )
+    return None
+
+
+def sub_records_within_sizes(subject: Subject) -> Iterator[StructureProblem]:
+    """A chunk has at most one sub-record per record it covers: a record chunk
+    at most its cluster's size (refused already when the release is read), a
+    shared chunk at most the records of every cluster under its joint cluster."""
+    release = subject.release
+    if release.kind != "disassociated" or not release.joint_clusters:
+        return
+    try:
+        parent = joint_parents(release)
+    except OverlappingJointClusters:
+        return
+    records: dict[str, int] = defaultdict(int)
+    for c in release.clusters:
+        node = c.id
+        while node in parent:
+            node = parent[node]
+            records[node] += c.size
+    for n, j in enumerate(release.joint_clusters):
+        for i, chunk in enumerate(j.shared_chunks):
+            if len(chunk) > records[j.id]:
+                yield StructureProblem(
+                    f"$.joint_clusters[{n}].shared_chunks[{i}]",
+                    f"{len(chunk)} sub-records for the {records[j.id]} records of the clusters under {j.id!r}",
+                )
+
+
+def stats_match_content(subject: Subject) -> Iterator[StructureProblem]:
+    """Every count the release states that its content lets anyone recount
+    (:func:`privtool.publishable.content_stats`) equals the recount, and the
+    record accounting adds up (:func:`privtool.contracts.stats_problem`, the
+    contract every method's release meets: published plus suppressed records
+    are the records in)."""
+    release = subject.release
+    for key, value in content_stats(release).items():
+        if key != "records_published" and key in release.stats and release.stats[key] != value:
+            yield StructureProblem(f"$.stats.{key}", f"states {release.stats[key]!r}, the content has {value}")
+    problem = stats_problem(release, None)
+    if problem is not None:
+        yield StructureProblem("$.stats", problem)
+
+
+def _published_items(release: Release) -> Iterator[tuple[str, str]]:
+    """``(JSON path of the array holding it, item)`` for every item occurrence of the content."""
+    if release.kind == "disassociated":
+        for p, c in enumerate(release.clusters):
+            for i, chunk in enumerate(c.record_chunks):
+                for r, row in enumerate(chunk):
+                    for x in row:
+                        yield f"$.clusters[{p}].record_chunks[{i}][{r}]", x
+            for x in c.term_chunk:
+                yield f"$.clusters[{p}].term_chunk", x
+        for n, j in enumerate(release.joint_clusters):
+            for i, chunk in enumerate(j.shared_chunks):
+                for r, row in enumerate(chunk):
+                    for x in row:
+                        yield f"$.joint_clusters[{n}].shared_chunks[{i}][{r}]", x
+    else:
+        for r, row in enumerate(release.records):
+            for x in row:
+                yield f"$.records[{r}]", x
+
+
+def items_from_the_original(subject: Subject) -> Iterator[StructureProblem]:
+    """With the original: every published item occurs in it (a generalized
+    release may also publish the nodes of its hierarchy). No method invents
+    items: disassociation and its sanitizers only regroup or remove them,
+    generalization replaces them by their ancestors."""
+    original = subject.original
+    if original is None:
+        return
+    present = np.flatnonzero(original.supports > 0) if original.n_records else np.empty(0, dtype=np.int64)
+    known = {original.labels[i] for i in present.tolist()}
+    if subject.release.hierarchy is not None:
+        edges = subject.release.hierarchy.get("edges", [])
+        known |= {str(subject.release.hierarchy.get("root"))} | {str(x) for edge in edges for x in edge}
+    missing = [(path, x) for path, x in _published_items(subject.release) if x not in known]
+    if missing:
+        path, item = missing[0]
+        distinct = len({x for _, x in missing})
+        more = f" (and {distinct - 1} other item(s))" if distinct > 1 else ""
+        yield StructureProblem(path, f"item {item!r} does not occur in the original{more}")
+
+
+def records_match_the_original(subject: Subject) -> Iterator[StructureProblem]:
+    """With the original: the stated ``records_in`` is its number of records,
+    and no more records are published than it has (only a sanitizer that adds
+    ghost records may publish more, and then the accounting is private)."""
+    original, release = subject.original, subject.release
+    if original is None:
+        return
+    n = original.n_records
+    stated = release.stats.get("records_in")
+    if stated is not None and stated != n:
+        yield StructureProblem("$.stats.records_in", f"states {stated!r} records in, the original has {n}")
+        return
+    published = content_stats(release)["records_published"]
+    if accounting_is_public(release) and published > n:
+        where = "$.clusters" if release.kind == "disassociated" else "$.records"
+        yield StructureProblem(where, f"{published} records published, the original has {n}")
+
+
 CHECKS: tuple[Callable[[Subject], Iterable[StructureProblem]], ...] = (
     claims_well_formed,
     version_1_rules_well_formed,
+    claims_within_reach,
+    joint_clusters_nest,
+    chunk_domains_disjoint,
+    sub_records_within_sizes,
+    stats_match_content,
+    items_from_the_original,
+    records_match_the_original,
 )
 """The structural checks, in order."""
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from privtool.claims import claimed_level
 from privtool.dataset import Dataset
 from privtool.errors import MissingEvidence, ParameterError
 from privtool.release import Release
@@ -75,6 +76,10 @@ def release_k(release: Release, given: Any) -> int:
     """The k to judge "frequent" by: the metric's own parameter, else the release's."""
     if given is not None:
         return int(given)
-    if "k" not in release.params:
-        raise ParameterError("the release does not record its k; pass --k.")
-    return int(release.params["k"])
+    k = claimed_level(release.claims, "k", 2)
+    stated = release.params.get("k")  # a release built in memory may claim nothing
+    if k is None and isinstance(stated, int) and not isinstance(stated, bool) and stated >= 2:
+        k = stated
+    if k is None:
+        raise ParameterError("the release claims no k; pass --k.")
+    return k
