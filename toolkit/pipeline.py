@@ -137,18 +137,26 @@ def apply_sanitizers(
 
 def check_release(registry: Registry, outcome: Outcome, producer: Component, original: Dataset | None) -> None:
     """Before anything is written: the release ``producer`` made (the last
-    component of a chain) is well formed (:func:`privtool.verifiers.structure.check_structure`,
-    against the ``original`` when known: claims well formed, ...); a problem is
-    a fault of the producer's plugin."""
+    component of a chain) reads back as a release and is well formed
+    (:func:`privtool.verifiers.structure.check_structure`, against the
+    ``original`` when known: claims well formed, ...); a problem is a fault of
+    the producer's plugin, except a claim the data cannot meet (too few records
+    for k), which is bad input."""
     from .verifiers.structure import Unreachable, check_structure
 
+    label = describe(producer.kind, producer.name)
+    try:  # first what privtool could not even read back (an empty label, an empty sub-record, ...)
+        release_from_json(outcome.release.to_json(), source=None)
+    except InputError as exc:
+        raise PluginFault(
+            plugin_of(producer), label, f"made a release that privtool cannot read: {exc.message}"
+        ) from None
     models = {model.name: model for model in registry.all("claim_model")}
     problems = check_structure(outcome.release, original, models=models)
     unreachable = [p for p in problems if isinstance(p, Unreachable)]
     if unreachable:  # the data cannot meet the parameters: bad input, not a plugin fault
         raise ParameterError(f"the release would fail its own claim at {unreachable[0]}; nothing was written.")
     if problems:
-        label = describe(producer.kind, producer.name)
         raise PluginFault(plugin_of(producer), label, f"made a release that is not well formed: {problems[0]}")
 
 
@@ -169,9 +177,9 @@ def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed:
     """Fill in provenance, keep in the trail what the release must not publish
     (:mod:`privtool.publishable`: the input SHA-256, the seed, every count not
     recomputable from the content), and tie the trail to the (canonical)
-    release. A release that privtool could not read back (an empty label, an
-    empty sub-record, ...) or a trail it could not write (a value JSON cannot
-    hold) is a fault of its ``producer``'s plugin, and nothing is written."""
+    release (checked first by :func:`check_release`). A trail privtool could not
+    write (a value JSON cannot hold) is a fault of its ``producer``'s plugin,
+    and nothing is written."""
     release = outcome.release
     release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
     release.stats, private = split_stats(release, release.stats)
@@ -179,12 +187,6 @@ def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed:
     outcome.trail.seed = seed
     label = describe(producer.kind, producer.name)
     obj = release.to_json()
-    try:
-        release_from_json(obj, source=None)
-    except InputError as exc:
-        raise PluginFault(
-            plugin_of(producer), label, f"made a release that privtool cannot read: {exc.message}"
-        ) from None
     try:
         trail_from_json(outcome.trail.to_json(), source=None)
         json.dumps(outcome.trail.notes)

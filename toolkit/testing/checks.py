@@ -60,6 +60,7 @@ from ..hookspecs import HOOKS, hookimpl
 from ..io import read_dataset, write_dataset
 from ..isolation import Guarded
 from ..pipeline import method_chain, run_method
+from ..publishable import content_stats
 from ..registry import Registry, load_registry
 from ..release import Release, release_from_json
 from .data import small_dataset, tiny_datasets
@@ -505,8 +506,17 @@ def tampered(release: Release, claim: Claim) -> Release | None:
     """A copy of ``release`` that breaks ``claim`` (km-anonymity or k-anonymity,
     k >= 2): one item that two records share is left in a single record (in a
     disassociated release: in one sub-record of one chunk, and in no term chunk),
-    so its support and its largest support over all reconstructions are 1.
+    so its support and its largest support over all reconstructions are 1. The
+    stats are recounted, as a careful tamperer would, so that the verifier (not
+    the structural check that stats match content) must find the change.
     None when the kit cannot make one."""
+    broken = _tampered_content(release, claim)
+    if broken is not None:
+        broken.stats = {**broken.stats, **content_stats(broken)}
+    return broken
+
+
+def _tampered_content(release: Release, claim: Claim) -> Release | None:
     broken = copy.deepcopy(release)
     if claim.model == "km-anonymity" and release.kind == "disassociated":
         item = next(
