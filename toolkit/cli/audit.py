@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from ..assess import DEFAULT_TIME_LIMIT, select
+from ..assess import select
 from ..audit import build_audit
 from ..audit.render import render_terminal
 from ..audit.reports import write_report
@@ -28,6 +28,7 @@ from .common import (
     running,
     stderr_console,
     stdout_console,
+    time_limit_option,
 )
 
 
@@ -60,14 +61,7 @@ from .common import (
     is_flag=True,
     help="Include original records in the evidence (never do this for a report you publish).",
 )
-@click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0),
-    default=DEFAULT_TIME_LIMIT,
-    show_default=True,
-    metavar="SECONDS",
-    help="Seconds each verifier may run; one not finished by then is reported undecided (never as holding). 0: none.",
-)
+@time_limit_option
 @click.option("--attack", "attacks", multiple=True, help="Run only this attack (repeatable; default: all that apply).")
 @click.option(
     "--metric", "metrics", multiple=True, help="Compute only this metric (repeatable; default: all that apply)."

@@ -20,7 +20,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from ..assess import ComponentFailure
+from ..assess import DEFAULT_TIME_LIMIT, ComponentFailure
 from ..components import Evidence
 from ..context import Context
 from ..dataset import Dataset
@@ -106,6 +106,17 @@ class RunSettings:
     workers: int | None
     scheduler: str | None
     quiet: bool
+
+
+time_limit_option = click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIME_LIMIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds each verifier may run; one not finished by then is reported unknown (never as holding). 0: none.",
+)
+"""``--time-limit`` of the commands that run verifiers (the engine's ``time_limit``; 0 means none)."""
 
 
 def run_options(f: Callable[..., Any]) -> Callable[..., Any]:

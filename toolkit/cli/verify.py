@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from ..assess import DEFAULT_TIME_LIMIT, VERIFY, assess, evidence_of
+from ..assess import VERIFY, assess, evidence_of
 from ..assessment_tables import (
     print_claims,
     print_engine_disagreements,
@@ -30,6 +30,7 @@ from .common import (
     run_options,
     running,
     stdout_console,
+    time_limit_option,
 )
 
 ENGINES = ("auto", "cpsat", "enum", "both")
@@ -58,14 +59,7 @@ ENGINES = ("auto", "cpsat", "enum", "both")
     show_default=True,
     help="cpsat, enum, both (cross-check) or auto (by chunk size).",
 )
-@click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0),
-    default=DEFAULT_TIME_LIMIT,
-    show_default=True,
-    metavar="SECONDS",
-    help="Seconds each verifier may run; one not finished by then is reported unknown (never as holding). 0: none.",
-)
+@time_limit_option
 @click.option("--only", "only", multiple=True, metavar="NAME", help="Run only this verifier (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @run_options
