@@ -1,8 +1,8 @@
 """Issue 16 item 6: never trust the release against itself. Attacks and
 verifiers judge by the claims (validated: k >= 2, m >= 1), never by the
-release's ``params``; ``anonymize`` refuses (exit 2, nothing written) a
-release that would fail its own claim. The trail's entries are checked in
-tests/test_trail_entries.py."""
+release's ``params``; trail entries are validated when read and against the
+release; ``anonymize`` refuses (exit 2, nothing written) a release that would
+fail its own claim."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ from typing import Any
 
 import pytest
 from tampering import recount
+
+from privtool.release import read_release
+from privtool.trail import read_trail
 
 DATA = "".join(["a b\n"] * 5 + ["a c\n"] * 5 + ["b c\n"] * 5 + ["d\n"])
 
@@ -79,6 +82,54 @@ def test_a_claim_below_the_model_minimum_is_a_structural_failure(
     for command in ("verify", "attack"):
         result = run_cli(command, edited, "--json", "-q", "--executor", "serial")
         assert result.code == 1 and _json(result)["structure"][0]["path"] == problem, result.out
+
+
+def test_a_ghost_in_an_unknown_cluster_fails_faithfulness(run_cli, made, tmp_path: Path) -> None:
+    data, release, trail = made
+    for where, ghost in (
+        ("cluster", {"cluster": "nowhere", "chunk": 0, "items": ["a"]}),
+        ("chunk", {"cluster": read_release(release).clusters[0].id, "chunk": 99, "items": ["a"]}),
+    ):
+        edited = _rewrite(
+            trail, tmp_path / f"t-{where}.json", lambda obj, ghost=ghost: obj["ghost_records"].append(ghost)
+        )
+        result = run_cli("verify", release, "--original", data, "--trail", edited, "--json", "-q")
+        assert result.code == 1, result.out
+        [faithful] = [c for c in _json(result)["certificates"] if c["guarantee"] == "faithfulness"]
+        assert (
+            faithful["holds"] is False and f"in a {where} the release does not have" in faithful["witness"]["problem"]
+        )
+
+
+@pytest.mark.parametrize(
+    ("field", "entry", "path"),
+    [
+        ("ghost_records", {"cluster": "c0", "chunk": -1, "items": ["a"]}, "$.ghost_records[0]"),
+        ("ghost_records", {"cluster": "c0", "chunk": 0, "items": []}, "$.ghost_records[0]"),
+        ("ghost_records", {"cluster": 7, "chunk": 0, "items": ["a"]}, "$.ghost_records[0]"),
+        ("ghost_records", {"cluster": "c0", "chunk": 0, "items": ["a"], "extra": 1}, "$.ghost_records[0]"),
+        ("removed_items", [0], "$.removed_items[0]"),
+        ("removed_items", ["0", "a"], "$.removed_items[0]"),
+        ("removed_items", [-1, "a"], "$.removed_items[0]"),
+        ("cluster_of_record", [3], "$.cluster_of_record[0]"),
+    ],
+)
+def test_malformed_trail_entries_are_one_sentence(
+    run_cli, made, tmp_path: Path, field: str, entry: Any, path: str
+) -> None:
+    data, release, trail = made
+
+    def put(obj: dict[str, Any]) -> None:
+        obj[field] = [entry] if field != "cluster_of_record" else entry
+
+    edited = _rewrite(trail, tmp_path / "bad.json", put)
+    result = run_cli("verify", release, "--original", data, "--trail", edited, "-q")
+    assert result.code == 2 and result.err.count("\n") == 1 and f"invalid trail at {path}" in result.err, result.err
+
+
+def test_trails_privtool_writes_still_read(made) -> None:
+    _, _, trail = made
+    assert read_trail(trail).cluster_of_record
 
 
 def test_anonymize_refuses_fewer_records_than_k(run_cli, tmp_path: Path) -> None:
