@@ -57,7 +57,8 @@ class DaskExecutor:
                 n_workers=workers or os.cpu_count() or 1,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=None,  # no dashboard; its HTTP server (health checks) on a free port, so
+                scheduler_kwargs={"dashboard_address": ":0"},  # runs side by side never warn that 8787 is taken
             )
             self._client = Client(self._cluster)
         self.workers = len(self._client.scheduler_info().get("workers", {})) or (workers or 1)
