@@ -32,7 +32,7 @@ from .dataset import Dataset
 from .errors import ParameterError
 from .mining import Rule, Thresholds, association_rules, strongest_first
 from .params import Param, merge_specs, resolve
-from .pipeline import check_release, declare_claims, stamp, taking_part
+from .pipeline import declare_claims, stamp, taking_part
 from .registry import Registry
 from .rulefile import read_rule_file, resolve_rules, rules_from_param, rules_text
 
@@ -120,5 +120,5 @@ def hide(registry: Registry, dataset: Dataset, sanitizer: str, options: Mapping[
     outcome.release.claims = declare_claims(registry, component, component.claims(params, []), outcome.release.kind)
     if _takes_rules(component) and values["min_support"] < 1:
         outcome.release.params["min_support_relative"] = float(values["min_support"])
-    check_release(registry, outcome, component, dataset)
-    return stamp(outcome, taking_part(registry, [component]), dataset.content_sha256(), ctx.seed, component)
+    plugins = taking_part(registry, [component])
+    return stamp(registry, outcome, plugins, dataset.content_sha256(), ctx.seed, component, dataset)

@@ -135,18 +135,22 @@ def apply_sanitizers(
     return outcome
 
 
-def check_release(registry: Registry, outcome: Outcome, producer: Component, original: Dataset | None) -> None:
+def check_release(
+    registry: Registry, outcome: Outcome, producer: Component, original: Dataset | None
+) -> dict[str, Any]:
     """Before anything is written: the release ``producer`` made (the last
     component of a chain) reads back as a release and is well formed
     (:func:`privtool.verifiers.structure.check_structure`, against the
     ``original`` when known: claims well formed, ...); a problem is a fault of
     the producer's plugin, except a claim the data cannot meet (too few records
-    for k), which is bad input."""
+    for k), which is bad input. Returns the release's JSON object (canonical),
+    the one read back."""
     from .verifiers.structure import Unreachable, check_structure
 
     label = describe(producer.kind, producer.name)
+    obj = outcome.release.to_json()
     try:  # first what privtool could not even read back (an empty label, an empty sub-record, ...)
-        release_from_json(outcome.release.to_json(), source=None)
+        release_from_json(obj, source=None)
     except InputError as exc:
         raise PluginFault(
             plugin_of(producer), label, f"made a release that privtool cannot read: {exc.message}"
@@ -158,6 +162,7 @@ def check_release(registry: Registry, outcome: Outcome, producer: Component, ori
         raise ParameterError(f"the release would fail its own claim at {unreachable[0]}; nothing was written.")
     if problems:
         raise PluginFault(plugin_of(producer), label, f"made a release that is not well formed: {problems[0]}")
+    return obj
 
 
 def taking_part(
@@ -173,20 +178,30 @@ def taking_part(
     return dict(sorted(plugins.items()))
 
 
-def stamp(outcome: Outcome, plugins: Mapping[str, str], input_sha256: str, seed: int, producer: Component) -> Outcome:
-    """Fill in provenance, keep in the trail what the release must not publish
-    (:mod:`privtool.publishable`: the input SHA-256, the seed, every count not
-    recomputable from the content), and tie the trail to the (canonical)
-    release (checked first by :func:`check_release`). A trail privtool could not
+def stamp(
+    registry: Registry,
+    outcome: Outcome,
+    plugins: Mapping[str, str],
+    input_sha256: str,
+    seed: int,
+    producer: Component,
+    original: Dataset | None,
+) -> Outcome:
+    """Check the release (:func:`check_release`), fill in provenance, keep in the
+    trail what the release must not publish (:mod:`privtool.publishable`: the
+    input SHA-256, the seed, every count not recomputable from the content),
+    and tie the trail to the (canonical) release. A trail privtool could not
     write (a value JSON cannot hold) is a fault of its ``producer``'s plugin,
     and nothing is written."""
+    checked = check_release(registry, outcome, producer, original)
     release = outcome.release
     release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
     release.stats, private = split_stats(release, release.stats)
     outcome.trail.stats = {**outcome.trail.stats, **private}
     outcome.trail.seed = seed
     label = describe(producer.kind, producer.name)
-    obj = release.to_json()
+    # stamping changes only these two fields: the canonical content checked above is not rebuilt
+    obj = {**checked, "provenance": release.provenance, "stats": release.stats}
     try:
         trail_from_json(outcome.trail.to_json(), source=None)
         json.dumps(outcome.trail.notes)
@@ -230,9 +245,8 @@ def run_chain(
             recorded.setdefault(param.name, values[param.name])
     outcome.release.params = {**recorded, **outcome.release.params}
     outcome = apply_sanitizers(registry, outcome, chain.sanitizers, values, ctx)
-    check_release(registry, outcome, chain.components[-1], dataset)
-    producer = chain.components[-1]
-    return stamp(outcome, taking_part(registry, chain.components), dataset.content_sha256(), ctx.seed, producer)
+    plugins = taking_part(registry, chain.components)
+    return stamp(registry, outcome, plugins, dataset.content_sha256(), ctx.seed, chain.components[-1], dataset)
 
 
 def run_method(

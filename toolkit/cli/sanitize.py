@@ -17,7 +17,7 @@ from ..components import Outcome
 from ..errors import InputError, ParameterError
 from ..outputs import check_outputs
 from ..params import merge_specs, resolve
-from ..pipeline import apply_sanitizers, check_release, stamp, taking_part, write_outcome
+from ..pipeline import apply_sanitizers, stamp, taking_part, write_outcome
 from ..release import read_release
 from ..trail import Trail, read_trail
 from .common import (
@@ -75,10 +75,9 @@ def command(
     values = resolve(spec, options, f"sanitizer {', '.join(sanitizers)}")
     with running(run) as run_ctx:
         outcome = apply_sanitizers(registry, Outcome(release, old_trail), chain, values, run_ctx)
-    check_release(registry, outcome, chain[-1], None)
     plugins = taking_part(registry, chain, earlier=release.provenance.get("plugins"))
     input_sha = old_trail.input_sha256 or str(release.provenance.get("input_sha256", ""))
-    outcome = stamp(outcome, plugins, input_sha, run.seed, chain[-1])
+    outcome = stamp(registry, outcome, plugins, input_sha, run.seed, chain[-1], None)
     write_outcome(outcome, output, trail_out)
     if not run.quiet:
         stats = outcome.release.stats
