@@ -32,7 +32,14 @@ import numpy as np
 import numpy.typing as npt
 
 from .dataset import label_sort_key
-from .release_arrays import Codes, Ints, ReleaseArrays, frozen, rows_in_order, strictly_increasing_rows
+from .release_arrays import (
+    Codes,
+    Ints,
+    ReleaseArrays,
+    frozen,
+    rows_in_order,
+    strictly_increasing_rows,
+)
 
 ENVELOPE = ("format", "kind", "claims", "params", "provenance", "stats")
 """The keys before the content, in the order :meth:`privtool.release.Release.dumps` writes them."""
@@ -80,7 +87,10 @@ def parse_canonical(data: bytes) -> tuple[dict[str, Any], ReleaseArrays, Any] | 
     cut = min(cuts)
     try:
         envelope = json.loads(data[:cut] + b"}")
-    except (ValueError, RecursionError):  # the cut was not at the top level, or the envelope is not JSON
+    except (
+        ValueError,
+        RecursionError,
+    ):  # the cut was not at the top level, or the envelope is not JSON
         return None
     if not isinstance(envelope, dict) or tuple(envelope) != ENVELOPE:
         return None
@@ -118,6 +128,7 @@ class _Tokens:
         is_close = (sk == ord("]")) | (sk == ord("}"))
         self.level = np.cumsum(is_open.view(np.int8) - is_close.view(np.int8), dtype=np.int32)
         self.at = np.flatnonzero(sk == _AT)
+        self.brackets: dict[str, Ints] = {}
 
     @classmethod
     def of(cls, body: bytes) -> _Tokens | None:
@@ -144,8 +155,11 @@ class _Tokens:
         return tokens if len(tokens.at) == len(start) else None  # an @ outside a string is not JSON
 
     def opens(self, level: int, byte: str = "[") -> Ints:
-        """Skeleton positions of the brackets that open ``level``."""
-        return np.flatnonzero((self.sk == ord(byte)) & (self.level == level))
+        """Skeleton positions of the brackets ``byte`` that open ``level``."""
+        at = self.brackets.get(byte)
+        if at is None:
+            at = self.brackets[byte] = np.flatnonzero(self.sk == ord(byte))
+        return at[self.level[at] == level]
 
     def strings(self, which: npt.NDArray[np.bool_]) -> list[str]:
         """The value strings selected (by ``@`` number), decoded (ids and
@@ -185,7 +199,10 @@ def _disassociated(body: bytes) -> ReleaseArrays | None:
     labels, codes = distinct
     coded = np.empty(len(at), dtype=np.int32)
     coded[in_rows | in_terms] = codes
-    items, term_items = frozen(coded[in_rows], np.int32), frozen(coded[in_terms], np.int32)
+    items, term_items = (
+        frozen(coded[in_rows], np.int32),
+        frozen(coded[in_terms], np.int32),
+    )
     row_offsets = _offsets(at[in_rows], row_opens)
     chunk_offsets = _offsets(row_opens, chunk_opens)
     owner_offsets = _offsets(chunk_opens, owner_opens)
@@ -224,6 +241,7 @@ def _disassociated(body: bytes) -> ReleaseArrays | None:
         cluster_sizes=sizes,
         joint_ids=tuple(joint_ids),
         joint_members=joint_members,
+        checked_canonical=True,
     )
 
 
@@ -250,6 +268,7 @@ def _records(body: bytes) -> ReleaseArrays | None:
         cluster_sizes=frozen([], np.int64),
         joint_ids=(),
         joint_members=(),
+        checked_canonical=True,
     )
 
 
@@ -284,7 +303,7 @@ def _distinct(body: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], Cod
         inverse[which] = index + len(labels)
         raw = np.ascontiguousarray(unique.astype(">u8")).view(f"S{8 * width}").ravel()
         labels.extend(label.decode("utf-8") for label in raw.tolist())
-    order = sorted(range(len(labels)), key=lambda i: label_sort_key(labels[i]))
+    order = sorted(range(len(labels)), key=list(map(label_sort_key, labels)).__getitem__)
     rank = np.empty(len(labels), dtype=np.int32)
     rank[order] = np.arange(len(labels), dtype=np.int32)
     return tuple(labels[i] for i in order), rank[inverse]
@@ -338,7 +357,12 @@ class _Pieces:
 
 
 def _join(
-    ids: Ints, elements: Ints, groups: Ints, opening: int | Ints, separator: int, closing: int
+    ids: Ints,
+    elements: Ints,
+    groups: Ints,
+    opening: int | Ints,
+    separator: int,
+    closing: int,
 ) -> tuple[Ints, Ints]:
     """Group consecutive elements: element ``e`` is ``ids[elements[e]:elements[e + 1]]``
     (the elements cover ``ids`` in order), group ``g`` holds the elements
@@ -387,7 +411,12 @@ def canonical_bytes(envelope_text: str, kind: str, arrays: ReleaseArrays, hierar
     content follows it, then the ``hierarchy`` of a generalized release."""
     pieces = _Pieces()
     pieces.add(*(_json(label).encode("utf-8") for label in arrays.labels))  # piece number = code
-    bra, comma, ket, brace = pieces.one(b"["), pieces.one(b","), pieces.one(b"]"), pieces.one(b"}")
+    bra, comma, ket, brace = (
+        pieces.one(b"["),
+        pieces.one(b","),
+        pieces.one(b"]"),
+        pieces.one(b"}"),
+    )
 
     def singles(n: int) -> Ints:
         return np.arange(n + 1, dtype=np.int64)
@@ -399,41 +428,58 @@ def canonical_bytes(envelope_text: str, kind: str, arrays: ReleaseArrays, hierar
         lists, list_at = _join(chunks, chunk_at, arrays.owner_offsets, bra, comma, ket)
         n, n_joint = arrays.n_clusters, arrays.n_joint_clusters
         terms, term_at = _join(
-            arrays.term_items.astype(np.int64), singles(len(arrays.term_items)), arrays.term_offsets, bra, comma, ket
+            arrays.term_items.astype(np.int64),
+            singles(len(arrays.term_items)),
+            arrays.term_offsets,
+            bra,
+            comma,
+            ket,
         )
         # a cluster writes its chunk list (element c), then its term chunk (element n + n_joint + c)
         order = np.empty(2 * n, dtype=np.int64)
         order[0::2] = np.arange(n)
         order[1::2] = n + n_joint + np.arange(n)
         both, both_at = _take(
-            np.concatenate([lists, terms]), np.concatenate([list_at, term_at[1:] + len(lists)]), order
+            np.concatenate([lists, terms]),
+            np.concatenate([list_at, term_at[1:] + len(lists)]),
+            order,
         )
-        heads = pieces.add(
+        sizes = arrays.cluster_sizes.tolist()
+        heads = pieces.add(  # every cluster but the first after a comma
             *(
-                f'{{"id":{_json(cid)},"size":{size},"record_chunks":'.encode()
-                for cid, size in zip(arrays.cluster_ids, arrays.cluster_sizes.tolist(), strict=False)
+                f'{"," if c else ""}{{"id":{_json(cid)},"size":{sizes[c]},"record_chunks":'.encode()
+                for c, cid in enumerate(arrays.cluster_ids)
             )
         )
-        clusters, cluster_at = _join(
-            both, both_at, np.arange(0, 2 * n + 1, 2), heads, pieces.one(b',"term_chunk":'), brace
+        clusters, _ = _join(
+            both,
+            both_at,
+            np.arange(0, 2 * n + 1, 2),
+            heads,
+            pieces.one(b',"term_chunk":'),
+            brace,
         )
+        members = [",".join(map(_json, ms)) for ms in arrays.joint_members]
         joint_heads = pieces.add(
             *(
-                f'{{"id":{_json(jid)},"members":{_json(list(members))},"shared_chunks":'.encode()
-                for jid, members in zip(arrays.joint_ids, arrays.joint_members, strict=False)
+                f'{"," if j else ""}{{"id":{_json(jid)},"members":[{members[j]}],"shared_chunks":'.encode()
+                for j, jid in enumerate(arrays.joint_ids)
             )
         )
         shared, shared_at = lists[list_at[n] :], list_at[n:] - list_at[n]
-        joints, joint_at = _join(shared, shared_at, singles(n_joint), joint_heads, comma, brace)
-        content = np.concatenate(
-            [
-                _join(clusters, cluster_at, np.array([0, n]), pieces.one(b'"clusters":['), comma, ket)[0],
-                _join(joints, joint_at, np.array([0, n_joint]), pieces.one(b',"joint_clusters":['), comma, ket)[0],
-            ]
-        )
+        joints, _ = _join(shared, shared_at, singles(n_joint), joint_heads, comma, brace)
+        opening, middle = pieces.add(b'"clusters":[', b'],"joint_clusters":[')
+        content = np.concatenate([[opening], clusters, [middle], joints, [ket]])
         tail = b""
     else:
-        content, _ = _join(rows, row_at, np.array([0, arrays.n_rows]), pieces.one(b'"records":['), comma, ket)
+        content, _ = _join(
+            rows,
+            row_at,
+            np.array([0, arrays.n_rows]),
+            pieces.one(b'"records":['),
+            comma,
+            ket,
+        )
         tail = b',"hierarchy":' + _json(hierarchy).encode("utf-8") if kind == "generalized" else b""
     head = envelope_text.encode("utf-8")[: -len(b"}\n")]
     return b"".join((head, b",", pieces.text(content), tail, b"}\n"))
