@@ -151,7 +151,7 @@ class ReleaseArrays:
         labels = tuple(sorted(set(chain(chain.from_iterable(rows), chain.from_iterable(terms))), key=label_sort_key))
         code = {label: i for i, label in enumerate(labels)}.__getitem__
 
-        def codes(groups: list[Sequence[str]]) -> Codes:
+        def codes(groups: Sequence[Sequence[str]]) -> Codes:
             count = sum(map(len, groups))
             array = np.fromiter(map(code, chain.from_iterable(groups)), dtype=np.int32, count=count)
             array.flags.writeable = False

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
