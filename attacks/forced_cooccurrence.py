@@ -99,18 +99,23 @@ class ScopeItems:
     owners: list[str] = field(default_factory=list)
     low: list[int] = field(default_factory=list)
 
-    def add(self, labels: list[str], supports: np.ndarray, group: str, owner: str, outside: int) -> None:
+    def add(self, labels: Sequence[str], supports: Sequence[int], group: str, owner: str, outside: int) -> None:
         """The items of one chunk whose bound ``support - outside`` is positive
         (``supports`` in descending order, so most large shared chunks stop at
         their first item)."""
-        if not len(supports) or supports[0] <= outside:
-            return
-        low = supports - outside
-        for i in np.flatnonzero(low > 0).tolist():
-            self.labels.append(labels[i])
+        for label, support in zip(labels, supports, strict=True):
+            if support <= outside:
+                break
+            self.labels.append(label)
             self.groups.append(group)
             self.owners.append(owner)
-            self.low.append(int(low[i]))
+            self.low.append(support - outside)
+
+
+def _codes(values: Sequence[str]) -> np.ndarray:
+    """Equal values get equal integer codes (first seen, first numbered)."""
+    numbers: dict[str, int] = {}
+    return np.fromiter((numbers.setdefault(v, len(numbers)) for v in values), dtype=np.int64, count=len(values))
 
 
 def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, same_joint: bool = True) -> Forced:
@@ -123,13 +128,14 @@ def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, sa
     if len(items.labels) < 2:
         return out
     low = np.asarray(items.low, dtype=np.int64)
-    codes = np.unique(np.asarray(items.groups, dtype=object), return_inverse=True)[1]
-    names = np.asarray(items.labels, dtype=object)
+    codes = _codes(items.groups)
+    names = _codes(items.labels)
     forced = low[:, None] + low[None, :] - records
     mask = (forced > 0) & (codes[:, None] != codes[None, :]) & (names[:, None] != names[None, :])
     if not same_joint:
-        owner = np.asarray(items.owners, dtype=object)
-        mask &= (owner[:, None] == "") | (owner[:, None] != owner[None, :])
+        owner = _codes(items.owners)
+        alone = np.asarray([o == "" for o in items.owners], dtype=bool)  # a record chunk or a term
+        mask &= alone[:, None] | (owner[:, None] != owner[None, :])
     mask = np.triu(mask, 1)
     out.total = int(mask.sum())
     out.largest = int(forced[mask].max()) if out.total else 0
@@ -146,13 +152,13 @@ def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, sa
     return out
 
 
-Supports = tuple[list[str], np.ndarray]
+Supports = tuple[list[str], list[int]]
 """A chunk's items and their supports, in descending support."""
 
 
 def supports_of(rows: Sequence[Sequence[str]]) -> Supports:
     counts = Counter(x for row in rows for x in row).most_common()
-    return [x for x, _ in counts], np.fromiter((c for _, c in counts), dtype=np.int64, count=len(counts))
+    return [x for x, _ in counts], [c for _, c in counts]
 
 
 def joint_sizes(release: Release) -> dict[str, tuple[list[str], int]]:
@@ -199,7 +205,7 @@ def forced_pairs(release: Release, universal: bool = True) -> Forced:
         for group, owner, (labels, supports), records in from_shared.get(cluster.id, []):
             items.add(labels, supports, group, owner, records - cluster.size)
         for term in cluster.term_chunk:
-            items.add([term], np.ones(1, dtype=np.int64), f"{TERM}:{term}", "", 0)
+            items.add((term,), (1,), f"{TERM}:{term}", "", 0)
         out.add(scope_pairs(cluster.id, items, cluster.size, universal, same_joint=False))
     return out
 

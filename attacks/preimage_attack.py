@@ -82,11 +82,11 @@ class ChunkResult:
 def release_chunks(release: Release) -> Iterator[tuple[ClusterView, ChunkView]]:
     """Every record and shared chunk once (a shared chunk seen from its first
     member cluster), with the cluster it is seen from."""
-    seen: set[ChunkRef] = set()
+    seen: set[int] = set()  # one ChunkView object per chunk
     for view in cluster_views(release):
         for chunk in view.chunks:
-            if chunk.ref not in seen:
-                seen.add(chunk.ref)
+            if id(chunk) not in seen:
+                seen.add(id(chunk))
                 yield view, chunk
 
 
@@ -101,12 +101,10 @@ def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:
 
 
 def _partner(view: ClusterView, chunk: ChunkView) -> str | None:
-    """An item of the cluster outside ``chunk`` (another chunk, or the term chunk)."""
-    others = sorted(
-        {x for other in view.chunks if other.ref != chunk.ref for row in other.rows for x in row} | set(view.terms),
-        key=label_sort_key,
-    )
-    return others[0] if others else None
+    """The first item (in label order) of the cluster outside ``chunk`` (another
+    chunk, or the term chunk): the least of each other chunk's least item."""
+    firsts = [other.cover.itemset[0] for other in view.chunks if other is not chunk and other.cover.itemset]
+    return min([*firsts, *view.terms], key=label_sort_key, default=None)
 
 
 def chunk_finding(result: ChunkResult, rules: str, sanitized: set[ChunkRef] | None) -> Finding | None:

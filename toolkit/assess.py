@@ -412,7 +412,9 @@ class Assessment:
                 out.append(CriterionResult(criterion, adversary, status, [c.claim.label for c in addressing], exposure))
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, attacks: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The assessment as JSON; ``attacks`` replaces the attack runs' own JSON
+        (the audit passes them with redacted findings, made once)."""
         return {
             "verdict": self.verdict,
             "exit_code": self.exit_code,
@@ -427,7 +429,7 @@ class Assessment:
             "claims": [c.to_json() for c in self.claims],
             "criteria": [c.to_json() for c in self.criteria()],
             "integrity": [run.to_json() for run in self.integrity],
-            "attacks": [run.to_json() for run in self.attacks],
+            "attacks": list(attacks) if attacks is not None else [run.to_json() for run in self.attacks],
             "metrics": [m.to_json() for m in self.metrics],
             "failures": [f.to_json() for f in self.failures],
             "seconds": round(self.seconds, 3),
