@@ -45,6 +45,7 @@ from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
 from privtool.hookspecs import hookimpl
+from privtool.memo import shared
 from privtool.params import Param
 from privtool.release import Release
 from privtool.results import Finding
@@ -126,6 +127,13 @@ def cluster_views(release: Release) -> list[ClusterView]:
         )
         for c in release.clusters
     ]
+
+
+def shared_cluster_views(release: Release) -> list[ClusterView]:
+    """:func:`cluster_views`, built once per assessment (:mod:`privtool.memo`):
+    the attacks that read a cluster's chunks share the views, and with them
+    each chunk's cover analysis."""
+    return shared(release, "cluster_views", lambda: cluster_views(release))
 
 
 @dataclass
@@ -368,7 +376,7 @@ class CoverLinkage(Attack):
         k = max((int(c.params["k"]) for c in km), default=2)
         findings: list[Finding] = []
         seen_shared: set[int] = set()
-        for view in cluster_views(release):
+        for view in shared_cluster_views(release):
             findings.extend(support_findings(view, k))
             for chunk in view.chunks:
                 if chunk.ref.kind == SHARED:

@@ -28,6 +28,7 @@ the best reconstruction, not how many it must have in all of them.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -125,8 +126,8 @@ def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, sa
     Without ``same_joint``, two shared chunks of one joint cluster are left to
     :func:`joint_pairs`, whose bound is larger."""
     out = Forced()
-    if len(items.labels) < 2:
-        return out
+    if len(items.labels) < 2 or sum(heapq.nlargest(2, items.low)) <= records:
+        return out  # no two bounds add up to more than the records: nothing is forced
     low = np.asarray(items.low, dtype=np.int64)
     codes = _codes(items.groups)
     names = _codes(items.labels)

@@ -38,6 +38,7 @@ from .components import Attack, ClaimModel, Component, Evidence, Metric, Verifie
 from .context import Context
 from .dataset import Dataset
 from .errors import EXIT_INTERNAL, MissingEvidence, ParameterError, PluginFault, TimedOut, UserError
+from .memo import sharing
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
@@ -779,6 +780,24 @@ def assess(
     to run within the scope (default: every one that applies); each verifier
     runs within ``time_limit`` seconds (None: no bound), after which its
     certificate is undecided and its claim ``unknown``."""
+    with sharing():  # components may share what they derive from the release (privtool.memo)
+        return _assess(registry, release, evidence, ctx, scope, options, overrides, only, attacks, metrics, time_limit)
+
+
+def _assess(
+    registry: Registry,
+    release: Release,
+    evidence: Evidence,
+    ctx: Context,
+    scope: Scope,
+    options: Mapping[str, Any] | None,
+    overrides: Mapping[str, Any] | None,
+    only: Sequence[str],
+    attacks: Sequence[str],
+    metrics: Sequence[str] | None,
+    time_limit: float | None,
+) -> Assessment:
+    """The body of :func:`assess`."""
     from .verifiers.structure import check_structure
 
     started = time.perf_counter()
