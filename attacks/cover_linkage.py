@@ -35,7 +35,7 @@ risk otherwise):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -134,6 +134,17 @@ def shared_cluster_views(release: Release) -> list[ClusterView]:
     the attacks that read a cluster's chunks share the views, and with them
     each chunk's cover analysis."""
     return shared(release, "cluster_views", lambda: cluster_views(release))
+
+
+def each_chunk(views: Sequence[ClusterView]) -> Iterator[tuple[ClusterView, ChunkView]]:
+    """Every record and shared chunk of ``views`` once, with the cluster it is
+    seen from (a shared chunk: the first cluster under its joint cluster)."""
+    seen: set[int] = set()  # one ChunkView object per chunk
+    for view in views:
+        for chunk in view.chunks:
+            if id(chunk) not in seen:
+                seen.add(id(chunk))
+                yield view, chunk
 
 
 @dataclass

@@ -34,7 +34,7 @@ from privtool.release import Release
 from privtool.results import Finding
 
 from .cover import SHARED, ChunkRef
-from .cover_linkage import ChunkView, ClusterView, shared_cluster_views
+from .cover_linkage import ChunkView, ClusterView, each_chunk, shared_cluster_views
 from .preimage import HARDENED, RULES, Inversion, Rules, invert
 
 NAME = "preimage"
@@ -82,12 +82,7 @@ class ChunkResult:
 def release_chunks(release: Release) -> Iterator[tuple[ClusterView, ChunkView]]:
     """Every record and shared chunk once (a shared chunk seen from its first
     member cluster), with the cluster it is seen from."""
-    seen: set[int] = set()  # one ChunkView object per chunk
-    for view in shared_cluster_views(release):
-        for chunk in view.chunks:
-            if id(chunk) not in seen:
-                seen.add(id(chunk))
-                yield view, chunk
+    return each_chunk(shared_cluster_views(release))
 
 
 def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:

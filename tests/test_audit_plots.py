@@ -3,6 +3,7 @@ heights proportional to the values, labels escaped, integer ticks that cover the
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
 
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 def test_integer_ticks_cover_the_top_in_few_round_steps(top: int) -> None:
     ticks = integer_ticks(top)
     assert ticks[0] == 0 and ticks[-1] >= top and 2 <= len(ticks) <= 8
-    steps = {b - a for a, b in zip(ticks, ticks[1:], strict=False)}
+    steps = {b - a for a, b in itertools.pairwise(ticks)}
     assert len(steps) == 1
     (step,) = steps
     assert int(str(step).rstrip("0") or "0") in (1, 2, 5)
