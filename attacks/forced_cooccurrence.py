@@ -29,7 +29,6 @@ the best reconstruction, not how many it must have in all of them.
 from __future__ import annotations
 
 import heapq
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +41,9 @@ from privtool.dataset import label_sort_key
 from privtool.hookspecs import hookimpl
 from privtool.release import Release
 from privtool.results import Finding
+
+from .cover import RECORD, SHARED, ChunkRef
+from .cover_linkage import ChunkView, each_chunk, shared_cluster_views
 
 NAME = "forced-cooccurrence"
 ADVERSARY = (
@@ -157,9 +159,14 @@ Supports = tuple[list[str], list[int]]
 """A chunk's items and their supports, in descending support."""
 
 
-def supports_of(rows: Sequence[Sequence[str]]) -> Supports:
-    counts = Counter(x for row in rows for x in row).most_common()
-    return [x for x, _ in counts], [c for _, c in counts]
+def descending(chunk: ChunkView) -> Supports:
+    """The chunk's items and supports (its cover analysis, shared with the
+    other attacks of the assessment) in descending support; the order among
+    equal supports does not matter (every pair is counted, and the listed
+    pairs are sorted)."""
+    cover = chunk.cover
+    order = sorted(range(len(cover.supports)), key=cover.supports.__getitem__, reverse=True)
+    return [cover.itemset[i] for i in order], [cover.supports[i] for i in order]
 
 
 def joint_sizes(release: Release) -> dict[str, tuple[list[str], int]]:
@@ -183,27 +190,34 @@ def forced_pairs(release: Release, universal: bool = True) -> Forced:
     them without looking at their items."""
     joints = joint_sizes(release)
     sizes = {c.id: c.size for c in release.clusters}
+    chunks = {chunk.ref: chunk for _, chunk in each_chunk(shared_cluster_views(release))}
     from_shared: dict[str, list[tuple[str, str, Supports, int]]] = {}
     out = Forced()
     for joint in release.joint_clusters:
         members, records = joints[joint.id]
         items = ScopeItems()
-        for index, rows in enumerate(joint.shared_chunks):
-            labels, supports = supports_of(rows)
-            group = f"{joint.id}/shared[{index}]"
-            items.add(labels, supports, group, joint.id, 0)
+        for index in range(len(joint.shared_chunks)):
+            chunk = chunks[ChunkRef(joint.id, SHARED, index)]
+            labels, supports = descending(chunk)
+            items.add(labels, supports, chunk.name, joint.id, 0)
             if len(supports):
                 threshold = records - int(supports[0])
                 for c in members:
                     if sizes[c] > threshold:
-                        from_shared.setdefault(c, []).append((group, joint.id, (labels, supports), records))
+                        from_shared.setdefault(c, []).append((chunk.name, joint.id, (labels, supports), records))
         out.add(scope_pairs(joint.id, items, records, universal))
     for cluster in release.clusters:
+        record_chunks = [descending(chunks[ChunkRef(cluster.id, RECORD, i)]) for i in range(len(cluster.record_chunks))]
+        entering = from_shared.get(cluster.id, [])
+        tops = [supports[0] for _, supports in record_chunks if supports]
+        tops += [supports[0] - (records - cluster.size) for _, _, (_, supports), records in entering]
+        tops += [1] * len(cluster.term_chunk)
+        if sum(heapq.nlargest(2, tops)) <= cluster.size:
+            continue  # no two chunks' bounds add up to more than the records: nothing is forced
         items = ScopeItems()
-        for index, rows in enumerate(cluster.record_chunks):
-            labels, supports = supports_of(rows)
+        for index, (labels, supports) in enumerate(record_chunks):
             items.add(labels, supports, f"{cluster.id}/record[{index}]", "", 0)
-        for group, owner, (labels, supports), records in from_shared.get(cluster.id, []):
+        for group, owner, (labels, supports), records in entering:
             items.add(labels, supports, group, owner, records - cluster.size)
         for term in cluster.term_chunk:
             items.add((term,), (1,), f"{TERM}:{term}", "", 0)
