@@ -210,14 +210,18 @@ def main() -> None:
     parser.add_argument("--ks", default="3,4,5,6")
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--order", action="store_true", help="also measure the VERPART order (item 4)")
-    parser.add_argument("--json", default=None, help="write every row here")
+    parser.add_argument("--json", default=None, help="write every row here (with --from-json: the joined rows)")
     parser.add_argument("--markdown", default=None, help="replace the tables between the markers of this file")
     parser.add_argument("--from-json", default=None, help="draw the tables from this JSON file, measure nothing")
     args = parser.parse_args()
     if args.from_json:
         parts = [json.loads(Path(name).read_text(encoding="utf-8")) for name in args.from_json.split(",")]
-        joined = {key: [row for part in parts for row in part.get(key, [])] for key in ("rows", "order")}
-        write_tables(joined, args.markdown)
+        joined: dict[str, Any] = {key: [r for part in parts for r in part.get(key, [])] for key in ("rows", "order")}
+        joined["load_averages"] = [[p.get("load_average_at_start"), p.get("load_average_at_end")] for p in parts]
+        if args.json:
+            write_text_atomic(args.json, json.dumps(joined, indent=1) + "\n")
+        if args.markdown:
+            write_tables(joined, args.markdown)
         return
     registry = load_registry()
     ks = [int(k) for k in args.ks.split(",")]

@@ -145,6 +145,11 @@ def test_figure1_repair_is_spotted_and_decoys_remove_it_when_nothing_can_hide_it
     that looks repaired (posterior 1); with decoys at 0.5 the cluster has no
     chunk a decoy can be made of ({e, e} has one item), so the repair is
     removed (rule D) and nothing looks repaired."""
+    faithful = safe_disassociate(Outcome(figure1_release(), Trail()), K, M, DELTA, Context(seed=0))
+    faithful.release.params["sanitizers"] = ["safe-disassociation"]
+    d = attack(faithful)["distinguisher"]
+    assert d["repaired"] == 1 and d["posterior_repaired_if_flagged"] == 1.0
+    assert d["by_shape"] == {"record chunk, 4 items, 2 at the smallest support": {"chunks": 1, "repaired": 1}}
     for bound in (None, 0.5):
         out = sanitize(figure1_release(), 0, bound)
         d = attack(out)["distinguisher"]
