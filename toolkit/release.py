@@ -26,13 +26,14 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from .atomic import write_text_atomic
 from .claims import Claim, claims_of_version_1
 from .dataset import label_sort_key
 from .errors import InputError, line_at
 from .gcpause import keep_for_the_run, paused_gc
+from .release_arrays import ReleaseArrays
 
 FORMAT = "privtool-release/2"
 FORMAT_V1 = "privtool-release/1"
@@ -41,9 +42,11 @@ FORMATS = (FORMAT, FORMAT_V1)
 Version 2 publishes only what :mod:`privtool.publishable` allows; version 1
 files (which may carry the input SHA-256, the seed and private counts) are read."""
 KINDS = ("disassociated", "generalized", "sanitized")
+_NESTED = ("clusters", "joint_clusters", "records")
 
 Itemset = list[str]
 Chunk = list[Itemset]
+Content = TypeVar("Content")
 """A record chunk or shared chunk: its non-empty sub-records."""
 
 
@@ -95,6 +98,43 @@ class JointCluster:
     shared_chunks: list[Chunk] = field(default_factory=list)
 
 
+class _NestedView(Generic[Content]):
+    """One field of :class:`Release`'s nested view (``clusters``,
+    ``joint_clusters``, ``records``). A release read from a file is backed by
+    its :class:`~privtool.release_arrays.ReleaseArrays`; the nested lists are
+    built from them the first time any of the three is read or assigned, and
+    from then on the lists are the release's content (a consumer may change
+    them), so the arrays are dropped."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    @overload
+    def __get__(self, release: None, owner: type | None = None) -> _Unset: ...
+
+    @overload
+    def __get__(self, release: Release, owner: type | None = None) -> Content: ...
+
+    def __get__(self, release: Release | None, owner: type | None = None) -> Content | _Unset:
+        if release is None:  # the dataclass asks for the default
+            return _UNSET
+        if self.slot not in release.__dict__:
+            release._unpack()
+        return release.__dict__[self.slot]
+
+    def __set__(self, release: Release, value: Content | _Unset) -> None:
+        if release.__dict__.get("_arrays") is not None:
+            release._unpack()
+        release.__dict__[self.slot] = [] if isinstance(value, _Unset) else value
+
+
+class _Unset:
+    """Default of a nested field (an empty list, made fresh per release)."""
+
+
+_UNSET = _Unset()
+
+
 @dataclass
 class Release:
     """What is published. ``claims`` are the privacy models it claims;
@@ -102,35 +142,82 @@ class Release:
     ``provenance`` the versions, input SHA-256 and seed; ``stats`` the counts a
     reader needs to see that nothing was lost (``records_in``,
     ``suppressed_records``, ...). ``format`` is the format version it was read
-    from (always written as :data:`FORMAT`)."""
+    from (always written as :data:`FORMAT`).
+
+    The content is ``clusters`` and ``joint_clusters`` (``disassociated``) or
+    ``records`` (the other kinds), as nested lists of labels; :attr:`arrays`
+    gives the same content as numpy CSR arrays. A release read from a file
+    holds only the arrays until a consumer reads the nested lists
+    (:class:`_NestedView`)."""
 
     kind: str
     params: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
-    clusters: list[Cluster] = field(default_factory=list)
-    joint_clusters: list[JointCluster] = field(default_factory=list)
-    records: list[Itemset] = field(default_factory=list)
+    clusters: _NestedView[list[Cluster]] = _NestedView()
+    joint_clusters: _NestedView[list[JointCluster]] = _NestedView()
+    records: _NestedView[list[Itemset]] = _NestedView()
     hierarchy: dict[str, Any] | None = None
     claims: list[Claim] = field(default_factory=list)
     format: str = FORMAT
     source_sha256: str = field(default="", compare=False, repr=False)
     """SHA-256 of the file the release was read from ("" when made in memory);
     it equals :meth:`sha256` for a file privtool wrote."""
+    _arrays: ReleaseArrays | None = field(default=None, init=False, compare=False, repr=False)
+
+    @classmethod
+    def from_arrays(cls, arrays: ReleaseArrays, kind: str, **envelope: Any) -> Release:
+        """A release whose content is ``arrays`` (nested lists built on demand);
+        ``envelope`` holds the other fields (``params``, ``claims``, ...)."""
+        release = cls(kind=kind, **envelope)
+        for name in _NESTED:
+            del release.__dict__["_" + name]
+        release._arrays = arrays
+        return release
+
+    def _unpack(self) -> None:
+        """Build the nested lists from the arrays; the lists are the content from now on."""
+        arrays = self.__dict__.pop("_arrays")
+        self._arrays = None
+        self.__dict__["_clusters"] = arrays.clusters()
+        self.__dict__["_joint_clusters"] = arrays.joint_clusters()
+        self.__dict__["_records"] = arrays.records()
+
+    @property
+    def arrays(self) -> ReleaseArrays:
+        """The content as CSR arrays (:mod:`privtool.release_arrays`), in the
+        release's own orders. Free for a release read from a file whose nested
+        lists nobody asked for; otherwise converted from the nested lists on
+        every access (they may have changed), so keep the result while you use it."""
+        if self._arrays is not None:
+            return self._arrays
+        if self.kind == "disassociated":
+            return ReleaseArrays.from_nested(self.clusters, self.joint_clusters, [])
+        return ReleaseArrays.from_nested([], [], self.records)
 
     @property
     def claims_derived(self) -> bool:
         """Whether the claims were derived from a version 1 file's kind and params."""
         return self.format == FORMAT_V1
 
+    def _envelope(self) -> dict[str, Any]:
+        """Copies of every field but the content (``params``, ``claims``...)."""
+        return {
+            "params": dict(self.params),
+            "provenance": dict(self.provenance),
+            "stats": dict(self.stats),
+            "hierarchy": self.hierarchy,
+            "claims": list(self.claims),
+            "format": self.format,
+        }
+
     def canonical(self) -> Release:
         """A copy with every publishable order canonical (see module doc)."""
+        if self._arrays is not None and self._arrays.is_canonical():
+            return Release.from_arrays(self._arrays, self.kind, **self._envelope())
         order = _LabelOrder(self._labels())
         return Release(
             kind=self.kind,
-            params=dict(self.params),
-            provenance=dict(self.provenance),
-            stats=dict(self.stats),
             clusters=[
                 Cluster(c.id, c.size, [order.chunk(ch) for ch in c.record_chunks], order.itemset(c.term_chunk))
                 for c in self.clusters
@@ -140,9 +227,7 @@ class Release:
                 for j in self.joint_clusters
             ],
             records=order.chunk(self.records),
-            hierarchy=self.hierarchy,
-            claims=list(self.claims),
-            format=self.format,
+            **self._envelope(),
         )
 
     def _labels(self) -> Iterator[str]:
@@ -463,7 +548,8 @@ def read_release(path: str | os.PathLike[str]) -> Release:
     collections (:mod:`privtool.gcpause`)."""
     data = read_file_bytes(path, "release")
     with paused_gc():
-        release = release_from_json(parse_json_bytes(data, Path(path), "release"), source=path)
+        nested = release_from_json(parse_json_bytes(data, Path(path), "release"), source=path)
+        release = Release.from_arrays(nested.arrays, nested.kind, **nested._envelope())
     release.source_sha256 = hashlib.sha256(data).hexdigest()
     keep_for_the_run()
     return release
