@@ -31,6 +31,7 @@ from .components import NO_STAGE, Anonymizer, Bound, Component, Outcome, Sanitiz
 from .context import Context
 from .dataset import Dataset
 from .errors import InputError, ParameterError, PluginFault
+from .gcpause import paused_gc
 from .isolation import describe, plugin_of
 from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
@@ -193,7 +194,8 @@ def stamp(
     and tie the trail to the (canonical) release. A trail privtool could not
     write (a value JSON cannot hold) is a fault of its ``producer``'s plugin,
     and nothing is written."""
-    checked = check_release(registry, outcome, producer, original)
+    with paused_gc():  # the checks and the canonical copy build many acyclic lists
+        checked = check_release(registry, outcome, producer, original)
     release = outcome.release
     release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
     release.stats, private = split_stats(release, release.stats)
