@@ -34,6 +34,7 @@ from .dataset import label_sort_key
 from .errors import InputError, line_at
 from .gcpause import keep_for_the_run, paused_gc
 from .release_arrays import ReleaseArrays
+from .release_bytes import MAX_RECORDS, canonical_bytes, parse_canonical
 
 FORMAT = "privtool-release/2"
 FORMAT_V1 = "privtool-release/1"
@@ -250,17 +251,21 @@ class Release:
         for row in self.records:
             yield from row
 
+    def _envelope_json(self) -> dict[str, Any]:
+        """The JSON object of everything before the content."""
+        return {
+            "format": FORMAT,
+            "kind": self.kind,
+            "claims": [claim.to_json() for claim in self.claims],
+            "params": self.params,
+            "provenance": self.provenance,
+            "stats": self.stats,
+        }
+
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the canonical release (only the fields of its kind)."""
         release = self.canonical()
-        out: dict[str, Any] = {
-            "format": FORMAT,
-            "kind": release.kind,
-            "claims": [claim.to_json() for claim in release.claims],
-            "params": release.params,
-            "provenance": release.provenance,
-            "stats": release.stats,
-        }
+        out = release._envelope_json()
         if release.kind == "disassociated":
             out["clusters"] = [
                 {"id": c.id, "size": c.size, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
@@ -276,7 +281,13 @@ class Release:
         return out
 
     def dumps(self) -> str:
-        """Deterministic JSON text (same release, same bytes)."""
+        """Deterministic JSON text (same release, same bytes): assembled from the
+        arrays (:func:`privtool.release_bytes.canonical_bytes`) when the release
+        holds canonical arrays, else from the canonical nested lists."""
+        arrays = self._arrays
+        if arrays is not None and arrays.is_canonical():
+            text = canonical_bytes(json_text(self._envelope_json()), self.kind, arrays, self.hierarchy)
+            return text.decode("utf-8")
         return json_text(self.to_json())
 
     def sha256(self) -> str:
@@ -289,11 +300,6 @@ def json_text(obj: dict[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------- validation
-MAX_RECORDS = 2**31 - 1
-"""Most records a release may hold (the sizes of its clusters add up to at most
-this): far above any real release, low enough that record positions fit the
-32-bit indexes of the attacks and metrics."""
-
 MAX_DEPTH = 16
 """How deep a free-form part of a release or trail (``params``, ``notes``...)
 may nest: far more than any component writes, far less than what breaks a
@@ -395,10 +401,9 @@ def well_formed_itemsets(rows: list) -> bool:
     return "" not in set(flat) and sum(map(len, map(set, rows))) == len(flat)
 
 
-def release_from_json(obj: Any, source: object = "release") -> Release:
-    """Validate a parsed ``privtool-release/2`` (or ``/1``) object and build the
-    :class:`Release`; a version 1 file's claims are derived from its kind and params."""
-    check = _Checker(source)
+def _release_envelope(obj: Any, check: _Checker) -> tuple[Release, dict[str, Any]]:
+    """Validate everything but the content of a parsed release object: the
+    release without content, and the object."""
     if isinstance(obj, dict) and obj.get("format") not in FORMATS:
         check.fail("$.format", f"expected {FORMAT!r} (or {FORMAT_V1!r}), found {obj.get('format')!r}")
     version = str(obj.get("format")) if isinstance(obj, dict) else FORMAT
@@ -413,7 +418,7 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
         check.shallow(top.get(key, {}), f"$.{key}")
     if version == FORMAT:
         claims = [
-            Claim.from_json(raw, f"$.claims[{i}]", source)
+            Claim.from_json(raw, f"$.claims[{i}]", check.source)
             for i, raw in enumerate(check.array(top["claims"], "$.claims"))
         ]
     else:
@@ -426,6 +431,28 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
         claims=claims,
         format=version,
     )
+    return release, top
+
+
+def _hierarchy(value: Any, check: _Checker) -> dict[str, Any]:
+    """A generalized release's validated ``hierarchy``."""
+    hierarchy = check.obj(value, "$.hierarchy", ("root", "edges"))
+    check.string(hierarchy["root"], "$.hierarchy.root")
+    for n, edge in enumerate(check.array(hierarchy["edges"], "$.hierarchy.edges")):
+        pair = check.array(edge, f"$.hierarchy.edges[{n}]")
+        if len(pair) != 2:
+            check.fail(f"$.hierarchy.edges[{n}]", "expected [child, parent]")
+        check.string(pair[0], f"$.hierarchy.edges[{n}][0]")
+        check.string(pair[1], f"$.hierarchy.edges[{n}][1]")
+    return hierarchy
+
+
+def release_from_json(obj: Any, source: object = "release") -> Release:
+    """Validate a parsed ``privtool-release/2`` (or ``/1``) object and build the
+    :class:`Release`; a version 1 file's claims are derived from its kind and params."""
+    check = _Checker(source)
+    release, top = _release_envelope(obj, check)
+    kind = release.kind
     if kind == "disassociated":
         if "records" in top:
             check.fail("$.records", "a disassociated release publishes clusters, not records")
@@ -471,15 +498,7 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
         rows = check.array(top.get("records"), "$.records")
         release.records = [check.itemset(row, f"$.records[{i}]", allow_empty=True) for i, row in enumerate(rows)]
         if kind == "generalized":
-            hierarchy = check.obj(top.get("hierarchy"), "$.hierarchy", ("root", "edges"))
-            check.string(hierarchy["root"], "$.hierarchy.root")
-            for n, edge in enumerate(check.array(hierarchy["edges"], "$.hierarchy.edges")):
-                pair = check.array(edge, f"$.hierarchy.edges[{n}]")
-                if len(pair) != 2:
-                    check.fail(f"$.hierarchy.edges[{n}]", "expected [child, parent]")
-                check.string(pair[0], f"$.hierarchy.edges[{n}][0]")
-                check.string(pair[1], f"$.hierarchy.edges[{n}][1]")
-            release.hierarchy = hierarchy
+            release.hierarchy = _hierarchy(top.get("hierarchy"), check)
         elif "hierarchy" in top:
             check.fail("$.hierarchy", "only a generalized release publishes a hierarchy")
     return release
@@ -547,15 +566,43 @@ def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
     return parse_json_bytes(read_file_bytes(path, what), Path(path), what)
 
 
+def _read_canonical(data: bytes, source: object) -> Release | None:
+    """The release in ``data`` when they are in canonical layout and valid
+    (:func:`privtool.release_bytes.parse_canonical`), else ``None``."""
+    parsed = parse_canonical(data)
+    if parsed is None:
+        return None
+    envelope, arrays, hierarchy = parsed
+    check = _Checker(source)
+    try:
+        release, _ = _release_envelope(envelope, check)
+        if release.kind == "generalized":
+            release.hierarchy = _hierarchy(hierarchy, check)
+    except InputError:
+        return None
+    return Release.from_arrays(arrays, release.kind, **release._envelope())
+
+
+def release_from_bytes(data: bytes, source: str | os.PathLike[str]) -> Release:
+    """The release in a file's bytes, validated, backed by its arrays: read the
+    fast way when the bytes are in canonical layout (every file privtool
+    writes), else (or when anything is invalid) the validating way, whose
+    :class:`InputError` names the JSON path of the first problem."""
+    release = _read_canonical(data, source)
+    if release is None:
+        with paused_gc():
+            nested = release_from_json(parse_json_bytes(data, Path(source), "release"), source=source)
+            release = Release.from_arrays(nested.arrays, nested.kind, **nested._envelope())
+    return release
+
+
 def read_release(path: str | os.PathLike[str]) -> Release:
-    """Read and validate a release file; its ``source_sha256`` is the SHA-256
-    of the bytes read (the file is read once, so a FIFO works). The release
-    usually lives for the whole command, so it is kept out of later garbage
-    collections (:mod:`privtool.gcpause`)."""
+    """Read and validate a release file (:func:`release_from_bytes`); its
+    ``source_sha256`` is the SHA-256 of the bytes read (the file is read once,
+    so a FIFO works). The release usually lives for the whole command, so it is
+    kept out of later garbage collections (:mod:`privtool.gcpause`)."""
     data = read_file_bytes(path, "release")
-    with paused_gc():
-        nested = release_from_json(parse_json_bytes(data, Path(path), "release"), source=path)
-        release = Release.from_arrays(nested.arrays, nested.kind, **nested._envelope())
+    release = release_from_bytes(data, path)
     release.source_sha256 = hashlib.sha256(data).hexdigest()
     keep_for_the_run()
     return release

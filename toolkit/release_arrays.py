@@ -30,7 +30,7 @@ and to the nested lists of :class:`privtool.release.Release` are
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, pairwise
 from typing import TYPE_CHECKING
@@ -78,6 +78,10 @@ class ReleaseArrays:
     cluster_sizes: Ints
     joint_ids: tuple[str, ...]
     joint_members: tuple[tuple[str, ...], ...]
+    checked_canonical: bool = field(default=False, repr=False)
+    """Whether whoever made the arrays checked that every order is canonical
+    (the fast reader does, :mod:`privtool.release_bytes`): then
+    :meth:`is_canonical` need not look again."""
 
     # ------------------------------------------------------------- shape
     @property
@@ -209,6 +213,8 @@ class ReleaseArrays:
         """Whether every publishable order is canonical already: each row and term
         chunk strictly increasing (sorted, no repeats), the rows of each chunk
         (of the records, when there are no chunks) in lexicographic order."""
+        if self.checked_canonical:
+            return True
         groups = self.chunk_offsets if self.n_chunks else np.array([0, self.n_rows], dtype=np.int64)
         return (
             strictly_increasing_rows(self.items, self.row_offsets)
