@@ -34,7 +34,7 @@ from privtool.release import Release
 from privtool.results import Finding
 
 from .cover import SHARED, ChunkRef
-from .cover_linkage import ChunkView, ClusterView, cluster_views
+from .cover_linkage import ChunkView, ClusterView, each_chunk, shared_cluster_views
 from .preimage import HARDENED, RULES, Inversion, Rules, invert
 
 NAME = "preimage"
@@ -82,12 +82,7 @@ class ChunkResult:
 def release_chunks(release: Release) -> Iterator[tuple[ClusterView, ChunkView]]:
     """Every record and shared chunk once (a shared chunk seen from its first
     member cluster), with the cluster it is seen from."""
-    seen: set[ChunkRef] = set()
-    for view in cluster_views(release):
-        for chunk in view.chunks:
-            if chunk.ref not in seen:
-                seen.add(chunk.ref)
-                yield view, chunk
+    return each_chunk(shared_cluster_views(release))
 
 
 def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:
@@ -101,12 +96,10 @@ def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:
 
 
 def _partner(view: ClusterView, chunk: ChunkView) -> str | None:
-    """An item of the cluster outside ``chunk`` (another chunk, or the term chunk)."""
-    others = sorted(
-        {x for other in view.chunks if other.ref != chunk.ref for row in other.rows for x in row} | set(view.terms),
-        key=label_sort_key,
-    )
-    return others[0] if others else None
+    """The first item (in label order) of the cluster outside ``chunk`` (another
+    chunk, or the term chunk): the least of each other chunk's least item."""
+    firsts = [other.cover.itemset[0] for other in view.chunks if other is not chunk and other.cover.itemset]
+    return min([*firsts, *view.terms], key=label_sort_key, default=None)
 
 
 def chunk_finding(result: ChunkResult, rules: str, sanitized: set[ChunkRef] | None) -> Finding | None:
