@@ -79,12 +79,13 @@ def joint_parents(release: Release) -> dict[str, str]:
     node is then the smallest joint cluster strictly above it (equal sets: the
     later one in the release is above)."""
     arrays = release.backing_arrays  # the members only: never build the nested chunks for them
+    listing: list[tuple[str, Sequence[str]]]
     if arrays is not None:
-        joints = list(zip(arrays.joint_ids, arrays.joint_members, strict=True))
+        listing = list(zip(arrays.joint_ids, arrays.joint_members, strict=True))
     else:
-        joints = [(j.id, j.members) for j in release.joint_clusters]
-    order = {jid: n for n, (jid, _) in enumerate(joints)}
-    listed = {jid: list(members) for jid, members in joints}
+        listing = [(j.id, j.members) for j in release.joint_clusters]
+    order = {jid: n for n, (jid, _) in enumerate(listing)}
+    listed = {jid: list(members) for jid, members in listing}
 
     def clusters_under(joint: str, path: tuple[str, ...] = ()) -> frozenset[str]:
         if joint in path:

@@ -253,8 +253,8 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     node = {cid: i for i, cid in enumerate(arrays.cluster_ids)}
     node.update({jid: n_clusters + j for j, jid in enumerate(arrays.joint_ids)})
     up = np.full(n_nodes, -1, dtype=np.int64)
-    for child, above in parent.items():
-        up[node[child]] = node[above]
+    for child, joint in parent.items():
+        up[node[child]] = node[joint]
     owner, item = np.divmod(held, span)
     above = up[owner]
     while len(above):
@@ -315,6 +315,7 @@ def sub_records_within_sizes(subject: Subject) -> Iterator[StructureProblem]:
         return
     arrays = release.backing_arrays
     records: dict[str, int] = defaultdict(int)
+    sizes: Iterable[tuple[str, int]]
     if arrays is not None:
         sizes = zip(arrays.cluster_ids, arrays.cluster_sizes.tolist(), strict=True)
         first = int(arrays.owner_offsets[arrays.n_clusters])
