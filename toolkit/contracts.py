@@ -215,8 +215,10 @@ def stats_problem(release: Release, records_in: int | None) -> str | None:
             return f"a release whose stats.{key} is not a count"
     if records_in is not None and counts.get("records_in") != records_in:
         return f"a release whose stats.records_in is {counts.get('records_in')}, but the input has {records_in} records"
+    arrays = release.backing_arrays
     if release.kind == "disassociated":
-        held = sum(c.size for c in release.clusters) - counts.get("ghost_records", 0)
+        sizes = arrays.cluster_sizes.tolist() if arrays is not None else [c.size for c in release.clusters]
+        held = sum(sizes) - counts.get("ghost_records", 0)
     else:
         held = len(release.records)
     if counts.get("records_published", held) != held:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +31,14 @@ from .components import NO_STAGE, Anonymizer, Bound, Component, Outcome, Sanitiz
 from .context import Context
 from .dataset import Dataset
 from .errors import InputError, ParameterError, PluginFault
+from .gcpause import paused_gc
 from .isolation import describe, plugin_of
 from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
 from .publishable import split_stats
 from .registry import Registry
-from .release import json_text, release_from_json
+from .release import Release, json_text, release_from_bytes, release_from_json
+from .release_bytes import ENVELOPE
 from .trail import trail_from_json
 
 
@@ -137,32 +139,88 @@ def apply_sanitizers(
 
 def check_release(
     registry: Registry, outcome: Outcome, producer: Component, original: Dataset | None
-) -> dict[str, Any]:
+) -> Callable[[dict[str, Any], dict[str, Any]], str]:
     """Before anything is written: the release ``producer`` made (the last
     component of a chain) reads back as a release and is well formed
     (:func:`privtool.verifiers.structure.check_structure`, against the
     ``original`` when known: claims well formed, ...); a problem is a fault of
     the producer's plugin, except a claim the data cannot meet (too few records
-    for k), which is bad input. Returns the release's JSON object (canonical),
-    the one read back."""
+    for k), which is bad input. Returns the writer of the canonical text of
+    the content checked here, given the ``provenance`` and ``stats`` that
+    stamping puts in the envelope.
+
+    A release held as canonical CSR arrays (disassociation's) is checked
+    without nested lists: its file text is assembled from the arrays, read
+    back from those bytes (:func:`privtool.release.release_from_bytes`, which
+    validates everything the JSON reader does) and the structure checks run on
+    what was read. Any other release goes through its canonical JSON object."""
     from .verifiers.structure import Unreachable, check_structure
 
     label = describe(producer.kind, producer.name)
-    obj = outcome.release.to_json()
-    try:  # first what privtool could not even read back (an empty label, an empty sub-record, ...)
-        release_from_json(obj, source=None)
-    except InputError as exc:
-        raise PluginFault(
-            plugin_of(producer), label, f"made a release that privtool cannot read: {exc.message}"
-        ) from None
+
+    def unreadable(exc: InputError) -> PluginFault:
+        return PluginFault(plugin_of(producer), label, f"made a release that privtool cannot read: {exc.message}")
+
+    release = outcome.release
+    arrays = release.backing_arrays
+    if arrays is not None and arrays.is_canonical():
+        canonical = release.canonical()
+        checked = canonical.dumps()
+        try:  # first what privtool could not even read back (an empty label, an empty sub-record, ...)
+            subject = read_back(checked)
+        except InputError as exc:
+            raise unreadable(exc) from None
+
+        def text(provenance: dict[str, Any], stats: dict[str, Any]) -> str:
+            try:
+                return with_envelope(checked, {"provenance": provenance, "stats": stats})
+            except ValueError:  # an envelope holding what looks like content: write it all again
+                canonical.provenance, canonical.stats = provenance, stats
+                return canonical.dumps()
+
+    else:
+        obj = release.to_json()
+        try:
+            release_from_json(obj, source=None)
+        except InputError as exc:
+            raise unreadable(exc) from None
+        subject = release
+
+        def text(provenance: dict[str, Any], stats: dict[str, Any]) -> str:
+            # stamping changes only these two fields: the canonical content checked here is not rebuilt
+            return json_text({**obj, "provenance": provenance, "stats": stats})
+
     models = {model.name: model for model in registry.all("claim_model")}
-    problems = check_structure(outcome.release, original, models=models)
+    problems = check_structure(subject, original, models=models)
     unreachable = [p for p in problems if isinstance(p, Unreachable)]
     if unreachable:  # the data cannot meet the parameters: bad input, not a plugin fault
         raise ParameterError(f"the release would fail its own claim at {unreachable[0]}; nothing was written.")
     if problems:
         raise PluginFault(plugin_of(producer), label, f"made a release that is not well formed: {problems[0]}")
-    return obj
+    return text
+
+
+def with_envelope(text: str, fields: dict[str, Any]) -> str:
+    """The release file ``text`` with these envelope ``fields`` replaced and
+    its content untouched: the envelope (everything before ``"clusters"`` or
+    ``"records"``, :data:`privtool.release_bytes.ENVELOPE`) is parsed and
+    written again, the content copied as it is."""
+    cut = min(at for at in (text.find(',"clusters":['), text.find(',"records":['), len(text)) if at >= 0)
+    envelope = json.loads(text[:cut] + "}")
+    if tuple(envelope) != ENVELOPE or cut == len(text):
+        raise ValueError("not a release file text in canonical layout")
+    return json_text({**envelope, **fields})[:-2] + text[cut:]
+
+
+def read_back(text: str) -> Release:
+    """The release in ``text`` (a file text privtool is about to write),
+    validated; :class:`InputError` naming the JSON path of its first problem
+    (without a file name) when it is not one."""
+    try:
+        return release_from_bytes(text.encode("utf-8"), "release")
+    except InputError:
+        release_from_json(json.loads(text), source=None)  # the same problem, named without the file
+        raise
 
 
 def taking_part(
@@ -193,21 +251,21 @@ def stamp(
     and tie the trail to the (canonical) release. A trail privtool could not
     write (a value JSON cannot hold) is a fault of its ``producer``'s plugin,
     and nothing is written."""
-    checked = check_release(registry, outcome, producer, original)
+    with paused_gc():  # the checks and the canonical copy build many acyclic lists
+        text = check_release(registry, outcome, producer, original)
     release = outcome.release
     release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
     release.stats, private = split_stats(release, release.stats)
     outcome.trail.stats = {**outcome.trail.stats, **private}
     outcome.trail.seed = seed
     label = describe(producer.kind, producer.name)
-    # stamping changes only these two fields: the canonical content checked above is not rebuilt
-    obj = {**checked, "provenance": release.provenance, "stats": release.stats}
     try:
         trail_from_json(outcome.trail.to_json(), source=None)
         json.dumps(outcome.trail.notes)
     except (InputError, TypeError, ValueError) as exc:
         raise PluginFault(plugin_of(producer), label, f"made a trail that privtool cannot write: {exc}") from None
-    outcome.release_text = json_text(obj)
+    with paused_gc():
+        outcome.release_text = text(release.provenance, release.stats)
     outcome.trail.input_sha256 = input_sha256
     outcome.trail.release_sha256 = hashlib.sha256(outcome.release_text.encode("utf-8")).hexdigest()
     return outcome

@@ -42,7 +42,21 @@ PUBLIC_PROVENANCE = ("privtool", "plugins")
 
 
 def content_stats(release: Release) -> dict[str, int]:
-    """Every count a reader can recompute from the release's content."""
+    """Every count a reader can recompute from the release's content (from
+    its CSR arrays when it is held in them)."""
+    arrays = release.backing_arrays
+    if release.kind == "disassociated" and arrays is not None:
+        record_chunks = int(arrays.owner_offsets[arrays.n_clusters])
+        in_record_chunks = int(arrays.row_offsets[arrays.chunk_offsets[record_chunks]])
+        return {
+            "records_published": int(arrays.cluster_sizes.sum()),
+            "clusters": arrays.n_clusters,
+            "joint_clusters": arrays.n_joint_clusters,
+            "record_chunks": record_chunks,
+            "shared_chunks": arrays.n_chunks - record_chunks,
+            "item_occurrences_in_record_chunks": in_record_chunks,
+            "item_occurrences_in_shared_chunks": len(arrays.items) - in_record_chunks,
+        }
     if release.kind == "disassociated":
         return {
             "records_published": sum(c.size for c in release.clusters),

@@ -197,6 +197,12 @@ class Release:
         return ReleaseArrays.from_nested([], [], self.records)
 
     @property
+    def backing_arrays(self) -> ReleaseArrays | None:
+        """The arrays the content is held in, or ``None`` when it is held as
+        nested lists (never converts: see :attr:`arrays`)."""
+        return self._arrays
+
+    @property
     def claims_derived(self) -> bool:
         """Whether the claims were derived from a version 1 file's kind and params."""
         return self.format == FORMAT_V1

@@ -78,8 +78,14 @@ def joint_parents(release: Release) -> dict[str, str]:
     must be laminar (two are disjoint or one holds the other); the parent of a
     node is then the smallest joint cluster strictly above it (equal sets: the
     later one in the release is above)."""
-    order = {j.id: n for n, j in enumerate(release.joint_clusters)}
-    listed = {j.id: list(j.members) for j in release.joint_clusters}
+    arrays = release.backing_arrays  # the members only: never build the nested chunks for them
+    listing: list[tuple[str, Sequence[str]]]
+    if arrays is not None:
+        listing = list(zip(arrays.joint_ids, arrays.joint_members, strict=True))
+    else:
+        listing = [(j.id, j.members) for j in release.joint_clusters]
+    order = {jid: n for n, (jid, _) in enumerate(listing)}
+    listed = {jid: list(members) for jid, members in listing}
 
     def clusters_under(joint: str, path: tuple[str, ...] = ()) -> frozenset[str]:
         if joint in path:

@@ -16,6 +16,7 @@ claim models); add one by writing the function and listing it in
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from privtool.contracts import stats_problem
 from privtool.dataset import Dataset
 from privtool.publishable import accounting_is_public, content_stats
 from privtool.release import Release
+from privtool.release_arrays import ReleaseArrays
 from privtool.trail import rule_problem
 
 from .reconstruction_bounds import OverlappingJointClusters, joint_parents
@@ -122,8 +124,15 @@ def claims_within_reach(subject: Subject) -> Iterator[StructureProblem]:
     group of fewer than k). The issue's example: anonymizing fewer records
     than k."""
     release = subject.release
-    if release.kind == "disassociated":
+    arrays = release.backing_arrays
+    if release.kind == "disassociated" and arrays is not None:
+        n = arrays.n_clusters
+        publishing = (np.diff(arrays.owner_offsets[: n + 1]) > 0) | (np.diff(arrays.term_offsets) > 0)
+        holding = int(arrays.cluster_sizes[publishing].sum())
+    elif release.kind == "disassociated":
         holding = sum(c.size for c in release.clusters if c.record_chunks or c.term_chunk)
+    elif arrays is not None:
+        holding = int(np.count_nonzero(arrays.row_lengths))
     else:
         holding = sum(1 for row in release.records if row)
     for i, claim in enumerate(release.claims):
@@ -144,7 +153,7 @@ def joint_clusters_nest(subject: Subject) -> Iterator[StructureProblem]:
         joint_parents(release)
     except OverlappingJointClusters as exc:
         node = str(exc.args[0])
-        joint = next((i for i, j in enumerate(release.joint_clusters) if j.id == node), None)
+        joint = next((i for i, jid in enumerate(_joint_ids(release)) if jid == node), None)
         if joint is not None:
             yield StructureProblem(
                 f"$.joint_clusters[{joint}]",
@@ -152,7 +161,7 @@ def joint_clusters_nest(subject: Subject) -> Iterator[StructureProblem]:
                 "other's (joint clusters must nest)",
             )
         else:
-            where = next(f"$.clusters[{i}]" for i, c in enumerate(release.clusters) if c.id == node)
+            where = f"$.clusters[{_cluster_ids(release).index(node)}]"
             yield StructureProblem(where, f"cluster {node!r} is under two joint clusters that do not nest")
 
 
@@ -189,6 +198,9 @@ def chunk_domains_disjoint(subject: Subject) -> Iterator[StructureProblem]:
         parent = joint_parents(release)
     except OverlappingJointClusters:
         return  # reported by joint_clusters_nest
+    arrays = release.backing_arrays
+    if arrays is not None and domains_disjoint(arrays, parent):
+        return
     shared: dict[str, dict[str, Home]] = {}  # joint id -> item -> its shared chunk
     within: dict[str, StructureProblem | None] = {}
     for n, j in enumerate(release.joint_clusters):
@@ -207,6 +219,53 @@ def chunk_domains_disjoint(subject: Subject) -> Iterator[StructureProblem]:
             problem = _met_above(release, homes, (shared[a] for a in _ancestors(parent, c.id)), f"cluster {c.id!r}")
         if problem is not None:
             yield problem
+
+
+def _cluster_ids(release: Release) -> list[str]:
+    arrays = release.backing_arrays
+    return list(arrays.cluster_ids) if arrays is not None else [c.id for c in release.clusters]
+
+
+def _joint_ids(release: Release) -> list[str]:
+    arrays = release.backing_arrays
+    return list(arrays.joint_ids) if arrays is not None else [j.id for j in release.joint_clusters]
+
+
+def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
+    """Whether :func:`chunk_domains_disjoint` finds nothing, decided on the
+    arrays: the distinct (chunk, item) pairs of every chunk (a term chunk is a
+    chunk of its cluster), no item twice among one owner's chunks, and no
+    (owner, item) pair whose item a joint cluster above the owner also holds,
+    looked up one level of joint clusters up at a time."""
+    n_clusters, n_chunks = arrays.n_clusters, arrays.n_chunks
+    n_nodes = n_clusters + arrays.n_joint_clusters
+    span = len(arrays.labels) + 1
+    item_chunk = np.repeat(np.repeat(np.arange(n_chunks, dtype=np.int64), arrays.chunk_rows), arrays.row_lengths)
+    term_chunk = n_chunks + np.repeat(np.arange(n_clusters, dtype=np.int64), np.diff(arrays.term_offsets))
+    pairs = np.unique(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items])
+    chunk, item = np.divmod(pairs, span)
+    owner = np.where(chunk < n_chunks, 0, chunk - n_chunks)  # a term chunk's cluster
+    inside = chunk < n_chunks
+    owner[inside] = arrays.chunk_owner[chunk[inside]] + np.where(arrays.chunk_is_shared[chunk[inside]], n_clusters, 0)
+    held = np.sort(owner * span + item)
+    if len(held) and np.any(held[1:] == held[:-1]):
+        return False  # an item in two chunks of one owner
+    node = {cid: i for i, cid in enumerate(arrays.cluster_ids)}
+    node.update({jid: n_clusters + j for j, jid in enumerate(arrays.joint_ids)})
+    up = np.full(n_nodes, -1, dtype=np.int64)
+    for child, joint in parent.items():
+        up[node[child]] = node[joint]
+    owner, item = np.divmod(held, span)
+    above = up[owner]
+    while len(above):
+        alive = above >= 0
+        item, above = item[alive], above[alive]
+        keys = above * span + item
+        at = np.minimum(np.searchsorted(held, keys), max(len(held) - 1, 0))
+        if len(held) and np.any(held[at] == keys):
+            return False  # an item of a chunk also in a shared chunk above it
+        above = up[above]
+    return True
 
 
 Home = tuple[str, int, int]
@@ -248,24 +307,35 @@ def sub_records_within_sizes(subject: Subject) -> Iterator[StructureProblem]:
     at most its cluster's size (refused already when the release is read), a
     shared chunk at most the records of every cluster under its joint cluster."""
     release = subject.release
-    if release.kind != "disassociated" or not release.joint_clusters:
+    if release.kind != "disassociated" or not _joint_ids(release):
         return
     try:
         parent = joint_parents(release)
     except OverlappingJointClusters:
         return
+    arrays = release.backing_arrays
     records: dict[str, int] = defaultdict(int)
-    for c in release.clusters:
-        node = c.id
+    sizes: Iterable[tuple[str, int]]
+    if arrays is not None:
+        sizes = zip(arrays.cluster_ids, arrays.cluster_sizes.tolist(), strict=True)
+        first = int(arrays.owner_offsets[arrays.n_clusters])
+        rows = np.diff(arrays.chunk_offsets[first:]).tolist()
+        cuts = (arrays.owner_offsets[arrays.n_clusters :] - first).tolist()
+        shared_rows = [rows[a:b] for a, b in itertools.pairwise(cuts)]
+    else:
+        sizes = ((c.id, c.size) for c in release.clusters)
+        shared_rows = [[len(chunk) for chunk in j.shared_chunks] for j in release.joint_clusters]
+    for cid, size in sizes:
+        node = cid
         while node in parent:
             node = parent[node]
-            records[node] += c.size
-    for n, j in enumerate(release.joint_clusters):
-        for i, chunk in enumerate(j.shared_chunks):
-            if len(chunk) > records[j.id]:
+            records[node] += size
+    for n, (jid, counts) in enumerate(zip(_joint_ids(release), shared_rows, strict=True)):
+        for i, count in enumerate(counts):
+            if count > records[jid]:
                 yield StructureProblem(
                     f"$.joint_clusters[{n}].shared_chunks[{i}]",
-                    f"{len(chunk)} sub-records for the {records[j.id]} records of the clusters under {j.id!r}",
+                    f"{count} sub-records for the {records[jid]} records of the clusters under {jid!r}",
                 )
 
 
@@ -318,6 +388,9 @@ def items_from_the_original(subject: Subject) -> Iterator[StructureProblem]:
     if subject.release.hierarchy is not None:
         edges = subject.release.hierarchy.get("edges", [])
         known |= {str(subject.release.hierarchy.get("root"))} | {str(x) for edge in edges for x in edge}
+    arrays = subject.release.backing_arrays
+    if arrays is not None and known.issuperset(arrays.labels):
+        return  # every label the arrays hold (the walk below only to name a problem)
     missing = [(path, x) for path, x in _published_items(subject.release) if x not in known]
     if missing:
         path, item = missing[0]

@@ -20,7 +20,7 @@ object per item occurrence, so nothing here follows input order into the file.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,8 @@ import numpy as np
 from privtool.chain import Disassociation
 from privtool.components import Outcome
 from privtool.dataset import Dataset, label_sort_key
-from privtool.release import Cluster, JointCluster, Release
+from privtool.release import Release
+from privtool.release_arrays import ReleaseArrays, frozen, offsets_of
 from privtool.trail import Trail
 
 from .horpart import occurrences
@@ -161,45 +162,74 @@ def project_in_batches(
     return ChunkRows.concatenate(parts)
 
 
-def _nested(labels: list[str], chunks: ChunkRows, chunks_per_owner: list[int]) -> list[list[list[list[str]]]]:
-    """For each owner (consecutive chunks, ``chunks_per_owner`` of them), its
-    chunks as lists of sub-records of labels (``labels`` by rank)."""
-    names = np.asarray(labels, dtype=object)[chunks.items].tolist() if len(chunks.items) else []
-    cuts = chunks.row_offsets.tolist()
-    rows = [names[a:b] for a, b in pairwise(cuts)]
-    cuts = chunks.chunk_offsets.tolist()
-    chunk_lists = [rows[a:b] for a, b in pairwise(cuts)]
-    cuts = np.r_[0, np.cumsum(chunks_per_owner, dtype=np.int64)].tolist()
-    return [chunk_lists[a:b] for a, b in pairwise(cuts)]
+def term_chunks(dis: Disassociation, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every cluster's term chunk as canonical ranks, ascending, in CSR form
+    ``(items, offsets)``: the chunker's term chunk without the terms a joint
+    cluster above it publishes in a shared chunk. Each (cluster, term) pair
+    is looked up among the joints' shared terms one level of joints up at a
+    time (the joint plans form a tree)."""
+    span = max(len(rank), 1)
+    sizes = [len(c.term_chunk) for c in dis.chunks]
+    owner = np.repeat(np.arange(len(dis.chunks), dtype=np.int64), sizes)
+    terms = rank[np.fromiter(chain.from_iterable(c.term_chunk for c in dis.chunks), dtype=np.int64, count=sum(sizes))]
+    # parents: clusters then joints, as one numbering (joint n is len(chunks) + n); -1 at a root
+    parent = np.full(len(dis.chunks) + len(dis.joints), -1, dtype=np.int64)
+    for n, plan in enumerate(dis.joints):
+        for kind, index in plan.members:
+            parent[index if kind == "c" else len(dis.chunks) + index] = n
+    n_shared = [sum(map(len, plan.shared_chunks)) for plan in dis.joints]
+    shared = np.fromiter(
+        chain.from_iterable(chain.from_iterable(plan.shared_chunks) for plan in dis.joints),
+        dtype=np.int64,
+        count=sum(n_shared),
+    )
+    lifted = np.sort(np.repeat(np.arange(len(dis.joints), dtype=np.int64), n_shared) * span + rank[shared])
+    keep = np.ones(len(owner), dtype=bool)
+    pending, above = np.arange(len(owner), dtype=np.int64), parent[owner]
+    while len(pending):
+        alive = above >= 0
+        pending, above = pending[alive], above[alive]
+        keys = above * span + terms[pending]
+        at = np.minimum(np.searchsorted(lifted, keys), max(len(lifted) - 1, 0))
+        hit = lifted[at] == keys if len(lifted) else np.zeros(len(keys), dtype=bool)
+        keep[pending[hit]] = False
+        pending, above = pending[~hit], parent[len(dis.chunks) + above[~hit]]
+    keys = np.sort(owner[keep] * span + terms[keep])
+    offsets = np.searchsorted(keys // span, np.arange(len(dis.chunks) + 1))
+    return keys % span, offsets.astype(np.int64)
 
 
 def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, Any]) -> Outcome:
-    """The ``disassociated`` release and the trail of ``dis`` over ``dataset``."""
+    """The ``disassociated`` release and the trail of ``dis`` over ``dataset``;
+    the release is backed by its CSR arrays (:class:`privtool.release_arrays.ReleaseArrays`),
+    built here in canonical order."""
     rank = canonical_ranks(dataset)
-    by_rank = [dataset.labels[i] for i in np.argsort(rank).tolist()]
     joint_members = simple_members(dis)
     record_chunks = project_in_batches(dataset, rank, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
     shared = project_in_batches(
         dataset,
         rank,
         [np.sort(np.concatenate([dis.clusters[i] for i in members])) for members in joint_members],
-        [list(plan.shared_chunks) for plan in dis.joints],
+        shared_domains(dis),
     )
-    term_chunks = [set(c.term_chunk) for c in dis.chunks]
-    for plan, members in zip(dis.joints, joint_members, strict=True):
-        shared_terms = {t for domain in plan.shared_chunks for t in domain}
-        for i in members:
-            term_chunks[i] -= shared_terms
-    nested_records = _nested(by_rank, record_chunks, [len(c.record_chunks) for c in dis.chunks])
-    nested_shared = _nested(by_rank, shared, [len(plan.shared_chunks) for plan in dis.joints])
-    clusters = [
-        Cluster(f"c{i}", len(rows), chunks, [by_rank[r] for r in sorted(rank[list(terms)].tolist())])
-        for i, (rows, chunks, terms) in enumerate(zip(dis.clusters, nested_records, term_chunks, strict=True))
-    ]
-    joint_clusters = [
-        JointCluster(f"j{n}", [f"c{i}" for i in members], chunks)
-        for n, (members, chunks) in enumerate(zip(joint_members, nested_shared, strict=True))
-    ]
+    chunks = ChunkRows.concatenate([record_chunks, shared])
+    term_items, term_offsets = term_chunks(dis, rank)
+    used = np.unique(np.r_[chunks.items, term_items])  # ranks of the published labels
+    by_rank = np.argsort(rank)
+    cluster_ids = tuple(f"c{i}" for i in range(len(dis.clusters)))
+    arrays = ReleaseArrays(
+        labels=tuple(dataset.labels[i] for i in by_rank[used].tolist()),
+        items=frozen(np.searchsorted(used, chunks.items), np.int32),
+        row_offsets=frozen(chunks.row_offsets, np.int64),
+        chunk_offsets=frozen(chunks.chunk_offsets, np.int64),
+        owner_offsets=offsets_of(chain((len(c.record_chunks) for c in dis.chunks), map(len, shared_domains(dis)))),
+        term_items=frozen(np.searchsorted(used, term_items), np.int32),
+        term_offsets=frozen(term_offsets, np.int64),
+        cluster_ids=cluster_ids,
+        cluster_sizes=frozen([len(rows) for rows in dis.clusters], np.int64),
+        joint_ids=tuple(f"j{n}" for n in range(len(dis.joints))),
+        joint_members=tuple(tuple(map(cluster_ids.__getitem__, members)) for members in joint_members),
+    )
     chunk_occurrences, shared_occurrences = len(record_chunks.items), len(shared.items)
     published = int(dataset.n_occurrences - dataset.sizes[dis.suppressed].sum())
     stats = {
@@ -211,15 +241,18 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         "item_occurrences_in_record_chunks": chunk_occurrences,
         "item_occurrences_in_shared_chunks": shared_occurrences,
         "item_occurrences_in_term_chunks": published - chunk_occurrences - shared_occurrences,
-        "clusters": len(clusters),
-        "joint_clusters": len(joint_clusters),
+        "clusters": len(dis.clusters),
+        "joint_clusters": len(dis.joints),
         "record_chunks": len(record_chunks.chunk_offsets) - 1,
         "shared_chunks": len(shared.chunk_offsets) - 1,
     }
-    release = Release(
-        kind="disassociated", params=dict(kind_params), stats=stats, clusters=clusters, joint_clusters=joint_clusters
-    )
+    release = Release.from_arrays(arrays, "disassociated", params=dict(kind_params), stats=stats)
     return Outcome(release, trail_of(dataset, dis))
+
+
+def shared_domains(dis: Disassociation) -> list[list[tuple[int, ...]]]:
+    """Each joint plan's shared chunk domains."""
+    return [list(plan.shared_chunks) for plan in dis.joints]
 
 
 def trail_of(dataset: Dataset, dis: Disassociation) -> Trail:
