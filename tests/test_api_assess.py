@@ -108,6 +108,19 @@ def test_attack_is_the_command_lines(result: privtool.Result, saved: dict[str, P
         result.attack("linkage", tragets=100)
 
 
+def test_result_methods_give_the_same_answers_on_a_process_pool(result: privtool.Result) -> None:
+    """``executor`` moves the per-chunk work, never the verdict, findings or figures."""
+    serial, pooled = result.verify(), result.verify(executor="process")
+    assert (pooled.verdict, pooled.reason) == (serial.verdict, serial.reason)
+    assert [(c.status, c.reason, c.checked) for c in pooled.assessment.claims] == [
+        (c.status, c.reason, c.checked) for c in serial.assessment.claims
+    ]
+    serial_findings = result.attack("linkage", targets=50)
+    pooled_findings = result.attack("linkage", targets=50, executor="process")
+    assert [f.title for f in pooled_findings.findings] == [f.title for f in serial_findings.findings]
+    assert result.metrics("tkd", executor="process")["tkd"] == result.metrics("tkd")["tkd"]
+
+
 def test_metrics_are_the_command_lines(result: privtool.Result, saved: dict[str, Path], run_cli) -> None:
     code, cli = _cli_json(
         run_cli, "metrics", saved["release"], "--original", saved["data"], "--trail", saved["trail"],

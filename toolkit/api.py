@@ -157,35 +157,43 @@ class Result:
         data = self.original if original is None else as_dataset(original)
         return evidence_of(data, self.trail, self.release.sha256())
 
-    def verify(self, original: Dataset | PathLike | None = None, *, engine: str = "auto") -> Verdict:
+    def verify(
+        self,
+        original: Dataset | PathLike | None = None,
+        *,
+        engine: str = "auto",
+        executor: str | Executor = "serial",
+    ) -> Verdict:
         """Prove or refute every claim of the release, as ``privtool verify
         RELEASE --original DATA --trail TRAIL`` does: the evidence is the data
-        the release was made from (or ``original``) and its trail."""
-        with running(self.seed, "serial") as ctx:
+        the release was made from (or ``original``) and its trail. ``executor``
+        says where the per-chunk work runs (as for :func:`anonymize`); the
+        verdict never depends on it."""
+        with running(self.seed, executor) as ctx:
             assessment = assess(
                 self._registry, self.release, self._evidence(original), ctx, VERIFY, options={"engine": engine}
             )
         return Verdict(assessment)
 
-    def attack(self, *names: str, **options: Any) -> Findings:
+    def attack(self, *names: str, executor: str | Executor = "serial", **options: Any) -> Findings:
         """Verify the claims and run the attacks ``names`` (default: every one
         that applies), as ``privtool attack RELEASE --original DATA --trail
         TRAIL --attack NAME`` does; ``options`` are the attacks' parameters
         (``targets=100``, ``known=2``). Random choices (sampled targets) use the
-        result's seed."""
+        result's seed, never ``executor``."""
         chosen = [*select(self._registry, "attack", self.release, names), *self._verifiers()]
         check_options(chosen, options, "attack or verifier")
-        with running(self.seed, "serial") as ctx:
+        with running(self.seed, executor) as ctx:
             assessment = assess(
                 self._registry, self.release, self._evidence(), ctx, ATTACK, options=options, attacks=names
             )
         return Findings(assessment)
 
-    def metrics(self, *names: str, **options: Any) -> Metrics:
+    def metrics(self, *names: str, executor: str | Executor = "serial", **options: Any) -> Metrics:
         """Compute the metrics ``names`` (default: every one that applies) with
         the original data and the trail as evidence, as ``privtool metrics``
         does; ``options`` are the metrics' parameters (``samples=20``)."""
-        with running(self.seed, "serial") as ctx:
+        with running(self.seed, executor) as ctx:
             results = measure(self._registry, self.release, self._evidence(), names, options, ctx)
         return Metrics(results)
 
@@ -196,6 +204,7 @@ class Result:
         *,
         include_examples: bool = False,
         release_name: str = "release.json",
+        executor: str | Executor = "serial",
         **options: Any,
     ) -> Findings:
         """Write the compliance report of ``privtool audit --format FORMAT -o
@@ -210,7 +219,7 @@ class Result:
             *self._verifiers(),
         ]
         check_options(chosen, options, "verifier, attack or metric")
-        with running(self.seed, "serial") as ctx:
+        with running(self.seed, executor) as ctx:
             report = build_audit(
                 self._registry,
                 self.release,
