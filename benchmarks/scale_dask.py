@@ -79,12 +79,16 @@ class TreeSampler:
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.seen: dict[int, dict[str, Any]] = {}
+        self.root_hwm_kib, self.root_cpu_s = 0, 0.0  # for a stage stopped before it reports itself
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _sample(self) -> None:
+        self.root_hwm_kib = max(self.root_hwm_kib, vm_hwm_kib(self.root.pid))
         try:
+            times = self.root.cpu_times()
+            self.root_cpu_s = max(self.root_cpu_s, times.user + times.system)
             children = self.root.children(recursive=True)
         except psutil.Error:
             return
@@ -118,20 +122,44 @@ class TreeSampler:
         }
 
 
-def stage(name: str, args: list[str], out_dir: Path) -> dict[str, Any]:
+def stage(name: str, args: list[str], out_dir: Path, timeout: float | None = None) -> dict[str, Any]:
     """Run one stage (``privtool ARGS`` in a fresh interpreter) and measure it.
 
     Its own output (e.g. verify's certificates) goes to ``OUT_DIR/NAME.out``.
     ``cpu_s`` is the stage process's CPU time plus its descendants' as sampled
     (the Dask workers, the resource tracker); ``peak_mib`` is the stage process's
-    ``ru_maxrss`` and ``peak_worker_mib`` the largest worker's ``VmHWM``.
+    ``ru_maxrss`` and ``peak_worker_mib`` the largest worker's ``VmHWM``. A stage
+    still running after TIMEOUT seconds is killed and recorded with
+    ``"finished": false`` and the figures sampled until then (lower bounds).
     """
     load_before = os.getloadavg()
+    start = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-c", STAGE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     sampler = TreeSampler(process.pid)
-    stdout, stderr = process.communicate()
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sampler._sample()
+        tree = sampler.stop()
+        for victim in [*psutil.Process(process.pid).children(recursive=True), psutil.Process(process.pid)]:
+            victim.kill()
+        process.communicate()
+        result = {
+            "stage": name,
+            "finished": False,
+            "wall_s": round(time.perf_counter() - start, 2),
+            "cpu_main_s": round(sampler.root_cpu_s, 2),
+            "peak_mib": round(sampler.root_hwm_kib / 1024, 1),
+            **tree,
+            "cpu_s": round(sampler.root_cpu_s + tree["cpu_children_s"], 2),
+            "load_before": [round(x, 2) for x in load_before],
+            "load_after": [round(x, 2) for x in os.getloadavg()],
+            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        print(json.dumps(result), flush=True)
+        return result
     tree = sampler.stop()
     lines = stdout.splitlines()
     if not lines or not lines[-1].startswith("{"):

@@ -26,6 +26,7 @@ process's memory per million records (least-squares slope of its peak against N)
 from __future__ import annotations
 
 import argparse
+import calendar
 import json
 import subprocess
 import sys
@@ -71,13 +72,18 @@ def run(opts: argparse.Namespace) -> None:
         for name in opts.stages.split(","):
             if name in done:
                 continue
-            result = stage(name, commands[name], work)
-            if name in ("verify", "faithfulness"):
+            left = opts.deadline - time.time() if opts.deadline else None
+            if left is not None and left <= 0:
+                break
+            result = stage(name, commands[name], work, left)
+            if name in ("verify", "faithfulness") and result.get("finished", True):
                 report = json.loads((work / f"{name}.out").read_text())
                 result["verdict"] = report["verdict"]  # faithfulness alone: INCOMPLETE, the claims need the rest
                 result["certificates"] = {c["guarantee"]: c["holds"] for c in report["certificates"]}
             size["stages"].append(result)
             out.write_text(json.dumps(record, indent=1) + "\n")
+            if not result.get("finished", True):
+                break
         print(f"{records} records: {sum(s['wall_s'] for s in size['stages']):.1f} s wall", flush=True)
     out.write_text(json.dumps(record, indent=1) + "\n")
 
@@ -88,6 +94,8 @@ def per_record(record: dict[str, Any]) -> dict[str, dict[str, list[tuple[int, fl
     for n, size in sorted(record["sizes"].items(), key=lambda kv: int(kv[0])):
         records = int(n)
         for s in size["stages"]:
+            if not s.get("finished", True):
+                continue
             peak = max(s["peak_mib"], s.get("peak_worker_mib", 0.0)) * MIB
             table.setdefault(s["stage"], []).append(
                 (records, s["wall_s"] / records * 1e6, s["cpu_s"] / records * 1e6, peak / records)
@@ -117,13 +125,14 @@ def summary(record: dict[str, Any]) -> str:
         records = int(n)
         for s in size["stages"]:
             peak = max(s["peak_mib"], s.get("peak_worker_mib", 0.0))
+            stopped = "" if s.get("finished", True) else " (stopped unfinished)"
             lines.append(
-                f"| {records:,} | {s['stage']} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | {s['peak_mib']:,.0f} |"
+                f"| {records:,} | {s['stage']}{stopped} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | {s['peak_mib']:,.0f} |"
                 f" {s.get('peak_worker_mib', 0.0):,.0f} | {s['wall_s'] / records * 1e6:.1f} |"
                 f" {s['cpu_s'] / records * 1e6:.1f} | {peak * MIB / records:,.0f} |"
                 f" {s['load_before'][0]:.1f} -> {s['load_after'][0]:.1f} |"
             )
-        if {s["stage"] for s in size["stages"]} >= set(PIPELINE):
+        if {s["stage"] for s in size["stages"] if s.get("finished", True)} >= set(PIPELINE):
             total = sum(s["wall_s"] for s in size["stages"] if s["stage"] in PIPELINE)
             lines.append(f"| {records:,} | **pipeline** | **{total:.1f}** | | | | | | | |")
     lines += [
@@ -192,6 +201,12 @@ def main() -> None:
     running.add_argument("--json", type=Path, default=None, help="Results file (default DIR/LABEL.json).")
     running.add_argument("--stages", default=",".join(PIPELINE), help="Comma-separated subset of the pipeline.")
     running.add_argument("--resume", action="store_true", help="Keep the results file's stages and skip them.")
+    running.add_argument(
+        "--deadline",
+        type=lambda t: calendar.timegm(time.strptime(time.strftime("%Y-%m-%d ") + t, "%Y-%m-%d %H:%M")),
+        default=None,
+        help="HH:MM UTC today: a stage still running then is stopped and recorded as unfinished.",
+    )
     running.add_argument("--commit", default=None, help="Record this commit (default: the installed privtool's HEAD).")
     plotting = commands.add_parser("plot", help="Plot and summarise results files.")
     plotting.add_argument("results", type=Path, nargs="+")
