@@ -163,8 +163,10 @@ def plot(paths: list[Path], png: Path) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), layout="constrained")
     styles = ["--", "-", ":", "-."]
     colours = {name: f"C{i}" for i, name in enumerate(PIPELINE)}
+    sizes: set[int] = set()
     for path, style in zip(paths, styles, strict=False):
         record = load(path)
+        sizes |= {int(n) for n in record["sizes"]}
         print(summary(record) + "\n")
         for name, rows in per_record(record)["stages"].items():
             xs = [r[0] for r in rows]
@@ -174,10 +176,12 @@ def plot(paths: list[Path], png: Path) -> None:
     titles = (
         "wall time per record (us)",
         "CPU time per record (us, stage + workers)",
-        "peak memory per record (bytes, larger of main and worker)",
+        "peak memory per record (bytes, main or worker)",
     )
     for ax, title in zip(axes, titles, strict=True):
         ax.set_xscale("log")
+        ax.set_xticks(sorted(sizes), [f"{n / 1e6:g}M" for n in sorted(sizes)])
+        ax.minorticks_off()
         ax.set_ylim(bottom=0)
         ax.set_xlabel("records (synth --like bms-pos)")
         ax.set_title(title, fontsize=10)
