@@ -35,8 +35,9 @@ risk otherwise):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from privtool.claims import claimed, claimed_level
@@ -44,6 +45,7 @@ from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
 from privtool.hookspecs import hookimpl
+from privtool.memo import shared
 from privtool.params import Param
 from privtool.release import Release
 from privtool.results import Finding
@@ -53,14 +55,33 @@ from .cover import RECORD, SHARED, ChunkCover, ChunkRef, analyse_chunk, item_bit
 NAME = "cover-linkage"
 
 
-@dataclass
+@dataclass(eq=False)
 class ChunkView:
     """A chunk as the records of one cluster see it: ``records`` is the number
-    of records it spreads over (the cluster size, or the joint cluster's)."""
+    of records it spreads over (the cluster size, or the joint cluster's).
+
+    One object per chunk: a shared chunk's view is the same object in every
+    cluster under its joint cluster, so what is derived from its rows (its
+    cover analysis, its name) is computed once however many clusters see it."""
 
     ref: ChunkRef
     rows: list[list[str]]
     records: int
+
+    @cached_property
+    def cover(self) -> ChunkCover:
+        """Definition 3 on this chunk (:func:`~privtool.attacks.cover.analyse_chunk`)."""
+        return analyse_chunk(self.rows, self.ref)
+
+    @cached_property
+    def name(self) -> str:
+        """``str(self.ref)``, as findings name the chunk."""
+        return str(self.ref)
+
+    @cached_property
+    def least_support(self) -> int:
+        """The smallest support of an item of the chunk (0 for an empty chunk)."""
+        return min(self.cover.supports, default=0)
 
 
 @dataclass
@@ -106,6 +127,24 @@ def cluster_views(release: Release) -> list[ClusterView]:
         )
         for c in release.clusters
     ]
+
+
+def shared_cluster_views(release: Release) -> list[ClusterView]:
+    """:func:`cluster_views`, built once per assessment (:mod:`privtool.memo`):
+    the attacks that read a cluster's chunks share the views, and with them
+    each chunk's cover analysis."""
+    return shared(release, "cluster_views", lambda: cluster_views(release))
+
+
+def each_chunk(views: Sequence[ClusterView]) -> Iterator[tuple[ClusterView, ChunkView]]:
+    """Every record and shared chunk of ``views`` once, with the cluster it is
+    seen from (a shared chunk: the first cluster under its joint cluster)."""
+    seen: set[int] = set()  # one ChunkView object per chunk
+    for view in views:
+        for chunk in view.chunks:
+            if id(chunk) not in seen:
+                seen.add(id(chunk))
+                yield view, chunk
 
 
 @dataclass
@@ -217,29 +256,14 @@ def _complete_witness(rows: Sequence[Sequence[str]], itemset: Sequence[str], ful
     return None
 
 
-def analysed(chunk: ChunkView, cache: dict[ChunkRef, ChunkCover]) -> ChunkCover:
-    """The cover analysis of ``chunk``, once per chunk: a shared chunk is seen
-    from every cluster under its joint cluster."""
-    cover = cache.get(chunk.ref)
-    if cover is None:
-        cover = cache[chunk.ref] = analyse_chunk(chunk.rows, chunk.ref)
-    return cover
-
-
-def chunk_findings(
-    view: ClusterView, chunk: ChunkView, known: int, k: int, cache: dict[ChunkRef, ChunkCover] | None = None
-) -> list[Finding]:
+def chunk_findings(view: ClusterView, chunk: ChunkView, known: int, k: int) -> list[Finding]:
     """The findings of one chunk of one cluster (see the module docstring)."""
-    cover = analysed(chunk, {} if cache is None else cache)
+    cover = chunk.cover
     if len(cover.itemset) < 2:
         return []
+    # the smallest item of the first other chunk that has one, else the first term
     partner = next(
-        (
-            (str(other.ref), x)
-            for other in view.chunks
-            if other.ref != chunk.ref
-            for x in _sorted({y for row in other.rows for y in row})
-        ),
+        ((other.name, other.cover.itemset[0]) for other in view.chunks if other is not chunk and other.cover.itemset),
         ("term chunk", view.terms[0]) if view.terms else None,
     )
     findings: list[Finding] = []
@@ -299,28 +323,24 @@ def chunk_findings(
     return findings
 
 
-def support_findings(view: ClusterView, k: int, cache: dict[ChunkRef, ChunkCover] | None = None) -> list[Finding]:
+def support_findings(view: ClusterView, k: int) -> list[Finding]:
     """Definition 2 for sets spread over several chunks: no reconstruction
     places ``Q`` in more records than the smallest support of its parts, so a
     chunk item with support below k makes every such ``Q`` holding it a breach
     (a damaged release; sets inside one chunk are the k^m verifier's job)."""
-    findings = []
-    supports: list[tuple[str, str, int]] = []
-    for chunk in view.chunks:
-        cover = analysed(chunk, {} if cache is None else cache)
-        supports.extend((str(chunk.ref), x, s) for x, s in zip(cover.itemset, cover.supports, strict=False))
-    for ref, x, s in supports:
-        if s < k:
-            findings.append(
-                Finding(
-                    NAME,
-                    "breach",
-                    f"item {x} is in fewer than k={k} sub-records of {ref}",
-                    {"cluster": view.cluster, "chunk": ref, "known": [x], "support": s},
-                    refutes="km-anonymity",
-                )
-            )
-    return findings
+    return [
+        Finding(
+            NAME,
+            "breach",
+            f"item {x} is in fewer than k={k} sub-records of {chunk.name}",
+            {"cluster": view.cluster, "chunk": chunk.name, "known": [x], "support": s},
+            refutes="km-anonymity",
+        )
+        for chunk in view.chunks
+        if chunk.least_support < k
+        for x, s in zip(chunk.cover.itemset, chunk.cover.supports, strict=True)
+        if s < k
+    ]
 
 
 def _worst_first(finding: Finding) -> tuple[int, int]:
@@ -366,16 +386,15 @@ class CoverLinkage(Attack):
         known = int(params.get("known") or min((int(c.params["m"]) for c in km), default=2))
         k = max((int(c.params["k"]) for c in km), default=2)
         findings: list[Finding] = []
-        seen_shared: set[ChunkRef] = set()
-        cache: dict[ChunkRef, ChunkCover] = {}
-        for view in cluster_views(release):
-            findings.extend(support_findings(view, k, cache))
+        seen_shared: set[int] = set()
+        for view in shared_cluster_views(release):
+            findings.extend(support_findings(view, k))
             for chunk in view.chunks:
                 if chunk.ref.kind == SHARED:
-                    if chunk.ref in seen_shared:
+                    if id(chunk) in seen_shared:
                         continue
-                    seen_shared.add(chunk.ref)
-                findings.extend(chunk_findings(view, chunk, known, k, cache))
+                    seen_shared.add(id(chunk))
+                findings.extend(chunk_findings(view, chunk, known, k))
         findings = [_within_claim(f, release) for f in findings]
         return sorted(findings, key=_worst_first)
 

@@ -28,7 +28,7 @@ the best reconstruction, not how many it must have in all of them.
 
 from __future__ import annotations
 
-from collections import Counter
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +41,9 @@ from privtool.dataset import label_sort_key
 from privtool.hookspecs import hookimpl
 from privtool.release import Release
 from privtool.results import Finding
+
+from .cover import RECORD, SHARED, ChunkRef
+from .cover_linkage import ChunkView, each_chunk, shared_cluster_views
 
 NAME = "forced-cooccurrence"
 ADVERSARY = (
@@ -99,18 +102,23 @@ class ScopeItems:
     owners: list[str] = field(default_factory=list)
     low: list[int] = field(default_factory=list)
 
-    def add(self, labels: list[str], supports: np.ndarray, group: str, owner: str, outside: int) -> None:
+    def add(self, labels: Sequence[str], supports: Sequence[int], group: str, owner: str, outside: int) -> None:
         """The items of one chunk whose bound ``support - outside`` is positive
         (``supports`` in descending order, so most large shared chunks stop at
         their first item)."""
-        if not len(supports) or supports[0] <= outside:
-            return
-        low = supports - outside
-        for i in np.flatnonzero(low > 0).tolist():
-            self.labels.append(labels[i])
+        for label, support in zip(labels, supports, strict=True):
+            if support <= outside:
+                break
+            self.labels.append(label)
             self.groups.append(group)
             self.owners.append(owner)
-            self.low.append(int(low[i]))
+            self.low.append(support - outside)
+
+
+def _codes(values: Sequence[str]) -> np.ndarray:
+    """Equal values get equal integer codes (first seen, first numbered)."""
+    numbers: dict[str, int] = {}
+    return np.fromiter((numbers.setdefault(v, len(numbers)) for v in values), dtype=np.int64, count=len(values))
 
 
 def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, same_joint: bool = True) -> Forced:
@@ -120,16 +128,17 @@ def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, sa
     Without ``same_joint``, two shared chunks of one joint cluster are left to
     :func:`joint_pairs`, whose bound is larger."""
     out = Forced()
-    if len(items.labels) < 2:
-        return out
+    if len(items.labels) < 2 or sum(heapq.nlargest(2, items.low)) <= records:
+        return out  # no two bounds add up to more than the records: nothing is forced
     low = np.asarray(items.low, dtype=np.int64)
-    codes = np.unique(np.asarray(items.groups, dtype=object), return_inverse=True)[1]
-    names = np.asarray(items.labels, dtype=object)
+    codes = _codes(items.groups)
+    names = _codes(items.labels)
     forced = low[:, None] + low[None, :] - records
     mask = (forced > 0) & (codes[:, None] != codes[None, :]) & (names[:, None] != names[None, :])
     if not same_joint:
-        owner = np.asarray(items.owners, dtype=object)
-        mask &= (owner[:, None] == "") | (owner[:, None] != owner[None, :])
+        owner = _codes(items.owners)
+        alone = np.asarray([o == "" for o in items.owners], dtype=bool)  # a record chunk or a term
+        mask &= alone[:, None] | (owner[:, None] != owner[None, :])
     mask = np.triu(mask, 1)
     out.total = int(mask.sum())
     out.largest = int(forced[mask].max()) if out.total else 0
@@ -146,13 +155,18 @@ def scope_pairs(scope: str, items: ScopeItems, records: int, universal: bool, sa
     return out
 
 
-Supports = tuple[list[str], np.ndarray]
+Supports = tuple[list[str], list[int]]
 """A chunk's items and their supports, in descending support."""
 
 
-def supports_of(rows: Sequence[Sequence[str]]) -> Supports:
-    counts = Counter(x for row in rows for x in row).most_common()
-    return [x for x, _ in counts], np.fromiter((c for _, c in counts), dtype=np.int64, count=len(counts))
+def descending(chunk: ChunkView) -> Supports:
+    """The chunk's items and supports (its cover analysis, shared with the
+    other attacks of the assessment) in descending support; the order among
+    equal supports does not matter (every pair is counted, and the listed
+    pairs are sorted)."""
+    cover = chunk.cover
+    order = sorted(range(len(cover.supports)), key=cover.supports.__getitem__, reverse=True)
+    return [cover.itemset[i] for i in order], [cover.supports[i] for i in order]
 
 
 def joint_sizes(release: Release) -> dict[str, tuple[list[str], int]]:
@@ -176,30 +190,37 @@ def forced_pairs(release: Release, universal: bool = True) -> Forced:
     them without looking at their items."""
     joints = joint_sizes(release)
     sizes = {c.id: c.size for c in release.clusters}
+    chunks = {chunk.ref: chunk for _, chunk in each_chunk(shared_cluster_views(release))}
     from_shared: dict[str, list[tuple[str, str, Supports, int]]] = {}
     out = Forced()
     for joint in release.joint_clusters:
         members, records = joints[joint.id]
         items = ScopeItems()
-        for index, rows in enumerate(joint.shared_chunks):
-            labels, supports = supports_of(rows)
-            group = f"{joint.id}/shared[{index}]"
-            items.add(labels, supports, group, joint.id, 0)
+        for index in range(len(joint.shared_chunks)):
+            chunk = chunks[ChunkRef(joint.id, SHARED, index)]
+            labels, supports = descending(chunk)
+            items.add(labels, supports, chunk.name, joint.id, 0)
             if len(supports):
                 threshold = records - int(supports[0])
                 for c in members:
                     if sizes[c] > threshold:
-                        from_shared.setdefault(c, []).append((group, joint.id, (labels, supports), records))
+                        from_shared.setdefault(c, []).append((chunk.name, joint.id, (labels, supports), records))
         out.add(scope_pairs(joint.id, items, records, universal))
     for cluster in release.clusters:
+        record_chunks = [descending(chunks[ChunkRef(cluster.id, RECORD, i)]) for i in range(len(cluster.record_chunks))]
+        entering = from_shared.get(cluster.id, [])
+        tops = [supports[0] for _, supports in record_chunks if supports]
+        tops += [supports[0] - (records - cluster.size) for _, _, (_, supports), records in entering]
+        tops += [1] * len(cluster.term_chunk)
+        if sum(heapq.nlargest(2, tops)) <= cluster.size:
+            continue  # no two chunks' bounds add up to more than the records: nothing is forced
         items = ScopeItems()
-        for index, rows in enumerate(cluster.record_chunks):
-            labels, supports = supports_of(rows)
+        for index, (labels, supports) in enumerate(record_chunks):
             items.add(labels, supports, f"{cluster.id}/record[{index}]", "", 0)
-        for group, owner, (labels, supports), records in from_shared.get(cluster.id, []):
+        for group, owner, (labels, supports), records in entering:
             items.add(labels, supports, group, owner, records - cluster.size)
         for term in cluster.term_chunk:
-            items.add([term], np.ones(1, dtype=np.int64), f"{TERM}:{term}", "", 0)
+            items.add((term,), (1,), f"{TERM}:{term}", "", 0)
         out.add(scope_pairs(cluster.id, items, cluster.size, universal, same_joint=False))
     return out
 

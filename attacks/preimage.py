@@ -438,3 +438,27 @@ INVERTERS = {FAITHFUL: faithful_preimages, HARDENED: hardened_preimages}
 def invert(rows: Sequence[Sequence[str]], rules: Rules, cap: int) -> Inversion:
     """The pre-images of the chunk ``rows`` under ``rules`` (see the module doc)."""
     return INVERTERS[rules.name](encode(rows), rules, cap)
+
+
+Shape = tuple[str, int, int]
+"""What a chunk that admits pre-images shows of its repair: its kind (record
+or shared), ``|I|`` and ``|M|``, the number of items at the smallest support
+(the items covered before partial suppression, by the screen). Every such
+chunk has the two complementary ghost-shaped sub-records, and under the
+hardened rules at least ``min_preimages`` pre-images, so neither tells
+chunks of one shape apart (docs/algorithms/safe-disassociation.md, "Decoys")."""
+
+
+def shape_of(chunk: EncodedChunk, kind: str) -> Shape:
+    """The shape of a chunk known to admit pre-images (:data:`Shape`)."""
+    supports = chunk.supports()
+    return (kind, len(chunk.items), supports.count(min(supports)))
+
+
+def repair_shape(rows: Sequence[Sequence[str]], kind: str, rules: Rules) -> Shape | None:
+    """The shape of the chunk ``rows`` when it admits a pre-image under
+    ``rules`` (it looks repaired), else None: the distinguisher's test."""
+    chunk = encode(rows)
+    if not INVERTERS[rules.name](chunk, rules, 1).count:
+        return None
+    return shape_of(chunk, kind)

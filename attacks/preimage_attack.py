@@ -16,7 +16,10 @@ safe-disassociation paper, undone). A chunk that admits pre-images was not
 necessarily repaired (an untouched chunk can look like a repaired one); the
 finding says "if it was repaired", and with ``--trail`` whether it was. One
 summary finding counts the chunks with pre-images, with exactly one, and with
-an item covered in all of them.
+an item covered in all of them, and measures the *repair distinguisher*
+(:func:`distinguisher`): how well "this chunk admits a pre-image" tells the
+repaired chunks from the others, overall and per shape
+(:data:`.preimage.Shape`), which decoys are meant to bound.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from privtool.release import Release
 from privtool.results import Finding
 
 from .cover import SHARED, ChunkRef
-from .cover_linkage import ChunkView, ClusterView, cluster_views
-from .preimage import HARDENED, RULES, Inversion, Rules, invert
+from .cover_linkage import ChunkView, ClusterView, each_chunk, shared_cluster_views
+from .preimage import HARDENED, RULES, Inversion, Rules, Shape, encode, invert, shape_of
 
 NAME = "preimage"
 ADVERSARY = (
@@ -62,11 +65,21 @@ def chunk_rules(release: Release, name: str, chunk: ChunkView) -> Rules:
 
 
 def sanitized_chunks(evidence: Evidence) -> set[ChunkRef] | None:
-    """The chunks the trail says were repaired (they hold ghost sub-records);
-    None without a trail."""
+    """The chunks the trail says were repaired (they hold ghost sub-records and
+    are not decoys); None without a trail."""
     if evidence.trail is None:
         return None
-    return {ChunkRef(g["cluster"], g["kind"], int(g["chunk"])) for g in evidence.trail.ghost_records}
+    ghosts = {ChunkRef(g["cluster"], g.get("kind", "record"), int(g["chunk"])) for g in evidence.trail.ghost_records}
+    return ghosts - decoy_chunks(evidence)
+
+
+def decoy_chunks(evidence: Evidence) -> set[ChunkRef]:
+    """The chunks the hardened sanitizer's trail notes list as decoys (the
+    repair applied to an untouched chunk), as published."""
+    if evidence.trail is None:
+        return set()
+    runs = evidence.trail.notes.get(HARDENED, [])
+    return {ChunkRef(d["cluster"], d["kind"], int(d["chunk"])) for run in runs for d in run.get("decoys", [])}
 
 
 @dataclass
@@ -82,12 +95,7 @@ class ChunkResult:
 def release_chunks(release: Release) -> Iterator[tuple[ClusterView, ChunkView]]:
     """Every record and shared chunk once (a shared chunk seen from its first
     member cluster), with the cluster it is seen from."""
-    seen: set[ChunkRef] = set()
-    for view in cluster_views(release):
-        for chunk in view.chunks:
-            if chunk.ref not in seen:
-                seen.add(chunk.ref)
-                yield view, chunk
+    return each_chunk(shared_cluster_views(release))
 
 
 def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:
@@ -101,12 +109,10 @@ def invert_release(release: Release, name: str, cap: int) -> list[ChunkResult]:
 
 
 def _partner(view: ClusterView, chunk: ChunkView) -> str | None:
-    """An item of the cluster outside ``chunk`` (another chunk, or the term chunk)."""
-    others = sorted(
-        {x for other in view.chunks if other.ref != chunk.ref for row in other.rows for x in row} | set(view.terms),
-        key=label_sort_key,
-    )
-    return others[0] if others else None
+    """The first item (in label order) of the cluster outside ``chunk`` (another
+    chunk, or the term chunk): the least of each other chunk's least item."""
+    firsts = [other.cover.itemset[0] for other in view.chunks if other is not chunk and other.cover.itemset]
+    return min([*firsts, *view.terms], key=label_sort_key, default=None)
 
 
 def chunk_finding(result: ChunkResult, rules: str, sanitized: set[ChunkRef] | None) -> Finding | None:
@@ -146,7 +152,57 @@ def chunk_finding(result: ChunkResult, rules: str, sanitized: set[ChunkRef] | No
     )
 
 
-def summary_finding(results: list[ChunkResult], rules: str, chunks: int, sanitized: set[ChunkRef] | None) -> Finding:
+def shape_label(shape: Shape) -> str:
+    kind, width, tied = shape
+    return f"{kind} chunk, {width} items, {tied} at the smallest support"
+
+
+def distinguisher(
+    results: list[ChunkResult], chunks: int, sanitized: set[ChunkRef] | None, decoys: set[ChunkRef]
+) -> dict[str, Any]:
+    """The repair distinguisher "this chunk admits a pre-image": what an
+    adversary sees (published chunks with pre-images, by shape) and, with the
+    trail, how well it works: the share of repaired and of other chunks
+    (untouched ones and decoys) it flags, their difference (the advantage),
+    the share of flagged chunks that were repaired (the posterior of
+    "repaired" for a flagged chunk, every flagged chunk alike), and that
+    posterior per shape with its largest value (what decoys bound)."""
+    shapes: dict[Shape, list[ChunkRef]] = {}
+    for r in results:
+        shapes.setdefault(shape_of(encode(r.chunk.rows), r.chunk.ref.kind), []).append(r.chunk.ref)
+    out: dict[str, Any] = {"shapes": {shape_label(s): len(refs) for s, refs in sorted(shapes.items())}}
+    if sanitized is None:
+        return out
+    flagged = {r.chunk.ref for r in results}
+    repaired, others = len(sanitized), chunks - len(sanitized)
+    hits = len(flagged & sanitized)
+    per_shape = {
+        shape_label(s): {"chunks": len(refs), "repaired": len(set(refs) & sanitized)}
+        for s, refs in sorted(shapes.items())
+    }
+    posteriors = [v["repaired"] / v["chunks"] for v in per_shape.values()]
+    out.update(
+        {
+            "repaired": repaired,
+            "decoys": len(decoys),
+            "repaired_flagged": round(hits / repaired, 4) if repaired else 0.0,
+            "others_flagged": round((len(flagged) - hits) / others, 4) if others else 0.0,
+            "posterior_repaired_if_flagged": round(hits / len(flagged), 4) if flagged else 0.0,
+            "by_shape": per_shape,
+            "largest_posterior_by_shape": round(max(posteriors, default=0.0), 4),
+        }
+    )
+    out["advantage"] = round(out["repaired_flagged"] - out["others_flagged"], 4)
+    return out
+
+
+def summary_finding(
+    results: list[ChunkResult],
+    rules: str,
+    chunks: int,
+    sanitized: set[ChunkRef] | None,
+    decoys: set[ChunkRef],
+) -> Finding:
     """Counts over the release (the figures of docs/results)."""
     unique = sum(r.inversion.count == 1 and r.inversion.exhausted for r in results)
     covered = sum(bool(r.inversion.covered_in_all) for r in results)
@@ -164,6 +220,7 @@ def summary_finding(results: list[ChunkResult], rules: str, chunks: int, sanitiz
         evidence["repaired_per_trail"] = len(sanitized)
         evidence["repaired_with_preimages"] = len(found & sanitized)
         evidence["untouched_with_preimages"] = len(found - sanitized)
+    evidence["distinguisher"] = distinguisher(results, chunks, sanitized, decoys)
     return Finding(
         NAME,
         "info",
@@ -207,7 +264,7 @@ class PreimageAttack(Attack):
         chunks = sum(len(c.record_chunks) for c in release.clusters)
         chunks += sum(len(j.shared_chunks) for j in release.joint_clusters)
         findings = [f for r in results if (f := chunk_finding(r, rules, sanitized)) is not None]
-        return [summary_finding(results, rules, chunks, sanitized), *findings]
+        return [summary_finding(results, rules, chunks, sanitized, decoy_chunks(evidence)), *findings]
 
 
 @hookimpl

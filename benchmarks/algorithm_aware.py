@@ -6,12 +6,15 @@ For each dataset and each k (m = 2, max cluster size 30, the disassociation
 method's defaults: the ``adding`` partitioner and REFINE, seed 0, serial) it
 makes the disassociated release, then the ``safe-disassociation`` (faithful)
 and ``safe-disassociation-hardened`` releases from it (the latter with its
-default ``min_preimages`` = k and with 2), and measures on each safe release:
+default ``min_preimages`` = k, with 2, and with decoys at ``decoy_bound``
+0.5), and measures on each safe release:
 
 * ``preimage``: chunks with pre-images under the release's own rules, those
   with exactly one, those with an item covered in every pre-image, and, with
-  the trail, how many of the repaired chunks (those with ghost sub-records)
-  have a unique pre-image and how many untouched chunks look repaired;
+  the trail, how many of the repaired chunks (those with ghost sub-records,
+  decoys aside) have a unique pre-image, how many other chunks look repaired,
+  and the repair distinguisher (the posterior of "repaired" for a chunk that
+  admits a pre-image, overall and largest per shape);
 * ``minimality``: itemsets pinned below k and the original records that hold
   one (the sound bound, exact on small clusters);
 * ``forced-cooccurrence``: pairs forced together in every reconstruction
@@ -25,8 +28,8 @@ order and with ``verpart_order=random``.
 
 Prints one JSON object per row and writes them all to ``--json`` with the
 load average; ``--markdown FILE`` replaces the tables between the
-``algorithm-aware`` markers of FILE (``--from-json`` redraws them from a JSON
-file without measuring again). CPU seconds (``time.process_time``) of this
+``algorithm-aware`` markers of FILE (``--from-json A.json[,B.json]`` redraws
+them from JSON files, rows joined in order, without measuring again). CPU seconds (``time.process_time``) of this
 process only.
 """
 
@@ -55,12 +58,14 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
 DATASETS = ("bms-webview-1", "bms-webview-2")
 SANITIZERS = (
-    ("safe-disassociation", "safe-disassociation", None),
-    ("safe-disassociation-hardened", "safe-disassociation-hardened", None),
-    ("safe-disassociation-hardened (min-preimages 2)", "safe-disassociation-hardened", 2),
+    ("safe-disassociation", "safe-disassociation", None, None),
+    ("safe-disassociation-hardened", "safe-disassociation-hardened", None, None),
+    ("safe-disassociation-hardened (min-preimages 2)", "safe-disassociation-hardened", 2, None),
+    ("safe-disassociation-hardened (decoys 0.5)", "safe-disassociation-hardened", None, 0.5),
 )
-"""(label, sanitizer, min_preimages): the paper's, the hardened one at its
-default (k pre-images) and at the smallest setting."""
+"""(label, sanitizer, min_preimages, decoy_bound): the paper's, the hardened
+one at its default (k pre-images), at the smallest setting, and with decoys
+bounding the posterior of "repaired" by shape at 0.5."""
 M, MAX_CLUSTER_SIZE = 2, 30
 
 
@@ -107,9 +112,9 @@ def rows_for(registry: Any, name: str, ks: list[int]) -> list[dict[str, Any]]:
     for k in ks:
         params = {"k": k, "m": M, "max_cluster_size": MAX_CLUSTER_SIZE}
         plain, plain_s = timed(partial(run_method, registry, data, "disassociation", params, Context(seed=0)))
-        for label, sanitizer, wanted in SANITIZERS:
+        for label, sanitizer, wanted, bound in SANITIZERS:
             chain = [registry.get("sanitizer", sanitizer)]
-            values = {**params, "min_preimages": wanted}
+            values = {**params, "min_preimages": wanted, "decoy_bound": bound}
             start = Outcome(plain.release.canonical(), plain.trail)
             safe, safe_s = timed(partial(apply_sanitizers, registry, start, chain, values, Context(seed=0)))
             row = {
@@ -120,6 +125,7 @@ def rows_for(registry: Any, name: str, ks: list[int]) -> list[dict[str, Any]]:
                 "rlm": round(rlm_between(plain.release, safe.release), 4),
                 "partially_suppressed_chunks": safe.release.stats.get("partially_suppressed_chunks"),
                 "removed_chunks": safe.release.stats.get("suppressed_chunks"),
+                "decoy_chunks": safe.release.stats.get("decoy_chunks", 0),
                 "removed_by_reason": removal_reasons(safe.trail.notes.get(sanitizer, [])),
                 "seconds_disassociation": plain_s,
                 "seconds_sanitizer": safe_s,
@@ -158,18 +164,22 @@ def tables(out: dict[str, Any]) -> str:
     """The Markdown tables of docs/results/algorithm-aware.md."""
     lines = [
         "| dataset | k | sanitizer | RLM % | repaired chunks | repaired with 1 pre-image | chunks with an item "
-        "covered in every pre-image | fewest pre-images | untouched chunks that look repaired | records pinned "
+        "covered in every pre-image | fewest pre-images | other chunks that look repaired (decoys) | repairs "
+        "removed to hide the rest | P(repaired \\| looks repaired): all / largest by shape | records pinned "
         "(minimality) | forced pairs (partial) | CPU s sanitizer / preimage / minimality / forced |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|",
     ]
     for r in out["rows"]:
         p, s = r["preimage"], r["seconds"]
+        d = p.get("distinguisher", {})
         repaired = p.get("repaired_per_trail", 0)
         unique = p.get("chunks_with_one_preimage", 0) if p.get("fewest_preimages") == 1 else 0
         lines.append(
             f"| {r['dataset']} | {r['k']} | {r['sanitizer']} | {100 * r['rlm']:.1f} | {repaired:,} | "
             f"{_pct(min(unique, repaired), repaired)} | {p.get('chunks_covered_in_every_preimage', 0):,} | "
-            f"{p.get('fewest_preimages', 0)} | {p.get('untouched_with_preimages', 0):,} | "
+            f"{p.get('fewest_preimages', 0)} | {p.get('untouched_with_preimages', 0):,} "
+            f"({r.get('decoy_chunks', 0):,}) | {r['removed_by_reason'].get('D', 0):,} | "
+            f"{d.get('posterior_repaired_if_flagged', 0):.2f} / {d.get('largest_posterior_by_shape', 0):.2f} | "
             f"{r['minimality'].get('records_pinned', 0):,} | {r['forced'].get('forced_pairs', 0):,} "
             f"({r['forced'].get('forced_pairs_partial', 0):,}) | {r['seconds_sanitizer']} / {s['preimage']} / "
             f"{s['minimality']} / {s['forced']} |"
@@ -200,12 +210,18 @@ def main() -> None:
     parser.add_argument("--ks", default="3,4,5,6")
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--order", action="store_true", help="also measure the VERPART order (item 4)")
-    parser.add_argument("--json", default=None, help="write every row here")
+    parser.add_argument("--json", default=None, help="write every row here (with --from-json: the joined rows)")
     parser.add_argument("--markdown", default=None, help="replace the tables between the markers of this file")
     parser.add_argument("--from-json", default=None, help="draw the tables from this JSON file, measure nothing")
     args = parser.parse_args()
     if args.from_json:
-        write_tables(json.loads(Path(args.from_json).read_text(encoding="utf-8")), args.markdown)
+        parts = [json.loads(Path(name).read_text(encoding="utf-8")) for name in args.from_json.split(",")]
+        joined: dict[str, Any] = {key: [r for part in parts for r in part.get(key, [])] for key in ("rows", "order")}
+        joined["load_averages"] = [[p.get("load_average_at_start"), p.get("load_average_at_end")] for p in parts]
+        if args.json:
+            write_text_atomic(args.json, json.dumps(joined, indent=1) + "\n")
+        if args.markdown:
+            write_tables(joined, args.markdown)
         return
     registry = load_registry()
     ks = [int(k) for k in args.ks.split(",")]

@@ -151,6 +151,9 @@ def test_audit_writes_the_command_lines_report(result: privtool.Result, tmp_path
     assert json.loads((tmp_path / "cli.json").read_text())["verdict"] == findings.verdict
     with pytest.raises(privtool.ParameterError, match="must be one of json, md, html, not 'pdf'"):
         result.audit(tmp_path / "audit.pdf", "pdf")
+    with pytest.raises(privtool.ParameterError, match="cannot tell the report format of"):
+        result.audit(tmp_path / "audit.pdf")  # the format comes from the extension, as for the command
+    assert not (tmp_path / "audit.pdf").exists()
 
 
 def test_compare_gives_the_command_lines_rows(tmp_path: Path, saved: dict[str, Path], run_cli) -> None:

@@ -127,6 +127,47 @@ def test_audit_without_output_for_html_is_a_usage_error(tmp_path: Path, run_cli)
     assert result.code == 2 and "needs -o REPORT" in result.err
 
 
+OPENINGS = {"html": "<!DOCTYPE html>", "md": "# ", "json": "{"}
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("A.html", "html"), ("A.HTM", "html"), ("a.md", "md"), ("a.json", "json")])
+def test_audit_output_extension_chooses_the_format(tmp_path: Path, run_cli, name: str, fmt: str) -> None:
+    """The lead's bug: ``-o A.html`` without ``--format`` printed the terminal
+    report and wrote nothing."""
+    rel, data = _unique_release(tmp_path)
+    out = tmp_path / name
+    result = run_cli("audit", rel, "--original", data, "-o", out, "-q", "--executor", "serial")
+    assert result.code == 1, result.err
+    assert out.read_text().startswith(OPENINGS[fmt])
+    assert result.out == ""  # the report went to the file, not to the terminal
+    if fmt == "json":
+        assert json.loads(out.read_text())["verdict"] == "FAIL"
+
+
+def test_audit_explicit_format_wins_over_the_extension(tmp_path: Path, run_cli) -> None:
+    rel, data = _unique_release(tmp_path)
+    out = tmp_path / "report.html"
+    result = run_cli("audit", rel, "--original", data, "--format", "json", "-o", out, "-q", "--executor", "serial")
+    assert result.code == 1 and json.loads(out.read_text())["verdict"] == "FAIL"
+
+
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (["-o", "report.txt"], "cannot tell the report format of"),
+        (["-o", "report"], "cannot tell the report format of"),
+        (["--format", "terminal", "-o", "report.html"], "--format terminal prints the report and writes no file"),
+    ],
+)
+def test_audit_refuses_what_it_would_lose(tmp_path: Path, run_cli, args: list[str], sentence: str) -> None:
+    rel, _ = _unique_release(tmp_path)
+    args = [str(tmp_path / a) if a.startswith("report") else a for a in args]
+    result = run_cli("audit", rel, *args)
+    assert result.code == 2 and sentence in result.err and "Traceback" not in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["original.jsonl", "release.json"]  # nothing written
+
+
 class _Visible(HTMLParser):
     """The text of a page outside its appendix, and the order of its ids."""
 

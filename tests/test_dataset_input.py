@@ -8,6 +8,7 @@ raises one sentence.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -47,6 +48,19 @@ def test_string_records_round_trip(records: list[list[str]]) -> None:
     assert dataset.to_label_records() == [canonical(r) for r in records]
     assert Dataset.from_records(dataset.to_label_records()) == dataset
     assert list(dataset.labels) == sorted({x for r in records for x in r}, key=label_sort_key)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(LABELS, max_size=6), max_size=12), st.booleans())
+def test_content_text_is_the_records_line_by_line(records: list[list[str]], own_order: bool) -> None:
+    """The vectorised text behind ``content_sha256`` (and the trail's input hash)
+    against the plain one: each record's labels in stored order, joined by
+    spaces, one line per record; also over a vocabulary not in canonical order."""
+    vocabulary = sorted({x for r in records for x in r}, reverse=True) if own_order else None
+    dataset = Dataset.from_records(records, labels=vocabulary)
+    text = "".join(" ".join(record) + "\n" for record in dataset.to_label_records()).encode("utf-8")
+    assert dataset.content_text() == text
+    assert dataset.content_sha256() == hashlib.sha256(text).hexdigest()
 
 
 @settings(max_examples=60, deadline=None)

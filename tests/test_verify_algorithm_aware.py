@@ -29,6 +29,7 @@ def sanitized(release: Release, hardened: bool, seed: int = 0) -> Release:
     release.claims = [Claim("km-anonymity", {"k": p["k"], "m": p["m"]})]
     chain = [REGISTRY.get("sanitizer", HARDENED if hardened else FAITHFUL)]
     values = {"k": p["k"], "m": p["m"], "max_cluster_size": p["max_cluster_size"], "min_preimages": None}
+    values["decoy_bound"] = None
     return apply_sanitizers(REGISTRY, Outcome(release, Trail()), chain, values, Context(seed=seed)).release
 
 

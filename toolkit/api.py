@@ -34,7 +34,7 @@ from typing import Any
 from . import notebook
 from .assess import ATTACK, VERIFY, assess, check_options, evidence_of, measure, select
 from .audit import build_audit
-from .audit.reports import write_report
+from .audit.reports import report_format, write_report
 from .comparison.session import check_comparison, prepare_folder, run_comparison
 from .comparison.spec import parse_spec
 from .components import Component, Evidence, Outcome
@@ -200,7 +200,7 @@ class Result:
     def audit(
         self,
         path: PathLike,
-        format: str = "html",
+        format: str | None = None,
         *,
         include_examples: bool = False,
         release_name: str = "release.json",
@@ -208,11 +208,14 @@ class Result:
         **options: Any,
     ) -> Findings:
         """Write the compliance report of ``privtool audit --format FORMAT -o
-        PATH`` (``html``, ``md`` or ``json``, atomically) and return its
+        PATH`` (``html``, ``md`` or ``json``, atomically; by default the format
+        its extension names, as for the command: ``.html``/``.htm``, ``.md``,
+        ``.json``, any other is a ``ParameterError``) and return its
         assessment. ``release_name`` is how the report names the release (and
         the ``-o`` of the command that reproduces it); original records appear
         in the report's evidence only with ``include_examples``: never publish
         such a report."""
+        format = report_format(path, format)
         chosen = [
             *select(self._registry, "attack", self.release, ()),
             *select(self._registry, "metric", self.release, ()),

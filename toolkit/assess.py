@@ -38,6 +38,7 @@ from .components import Attack, ClaimModel, Component, Evidence, Metric, Verifie
 from .context import Context
 from .dataset import Dataset
 from .errors import EXIT_INTERNAL, MissingEvidence, ParameterError, PluginFault, TimedOut, UserError
+from .memo import sharing
 from .params import merge_specs, resolve
 from .registry import Registry
 from .release import Release
@@ -412,7 +413,9 @@ class Assessment:
                 out.append(CriterionResult(criterion, adversary, status, [c.claim.label for c in addressing], exposure))
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, attacks: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The assessment as JSON; ``attacks`` replaces the attack runs' own JSON
+        (the audit passes them with redacted findings, made once)."""
         return {
             "verdict": self.verdict,
             "exit_code": self.exit_code,
@@ -427,7 +430,7 @@ class Assessment:
             "claims": [c.to_json() for c in self.claims],
             "criteria": [c.to_json() for c in self.criteria()],
             "integrity": [run.to_json() for run in self.integrity],
-            "attacks": [run.to_json() for run in self.attacks],
+            "attacks": list(attacks) if attacks is not None else [run.to_json() for run in self.attacks],
             "metrics": [m.to_json() for m in self.metrics],
             "failures": [f.to_json() for f in self.failures],
             "seconds": round(self.seconds, 3),
@@ -777,6 +780,24 @@ def assess(
     to run within the scope (default: every one that applies); each verifier
     runs within ``time_limit`` seconds (None: no bound), after which its
     certificate is undecided and its claim ``unknown``."""
+    with sharing():  # components may share what they derive from the release (privtool.memo)
+        return _assess(registry, release, evidence, ctx, scope, options, overrides, only, attacks, metrics, time_limit)
+
+
+def _assess(
+    registry: Registry,
+    release: Release,
+    evidence: Evidence,
+    ctx: Context,
+    scope: Scope,
+    options: Mapping[str, Any] | None,
+    overrides: Mapping[str, Any] | None,
+    only: Sequence[str],
+    attacks: Sequence[str],
+    metrics: Sequence[str] | None,
+    time_limit: float | None,
+) -> Assessment:
+    """The body of :func:`assess`."""
     from .verifiers.structure import check_structure
 
     started = time.perf_counter()

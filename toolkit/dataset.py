@@ -347,10 +347,30 @@ class Dataset:
 
     @cached_property
     def _content_sha256(self) -> str:
-        digest = hashlib.sha256()
-        for record in self.to_label_records():
-            digest.update((" ".join(record) + "\n").encode("utf-8"))
-        return digest.hexdigest()
+        return hashlib.sha256(self.content_text()).hexdigest()
+
+    def content_text(self) -> bytes:
+        """The UTF-8 text :meth:`content_sha256` hashes: for each record, its
+        labels (in stored order) joined by spaces, then a newline (an empty
+        record is a lone newline). Built without a Python object per item
+        occurrence: each occurrence is its label's bytes, gathered from the
+        encoded vocabulary, and one separator byte."""
+        encoded = [label.encode("utf-8") for label in self.labels]
+        vocab_lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        vocabulary = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        lengths = vocab_lengths[self.items]
+        pieces = np.r_[0, np.cumsum(lengths + 1)]  # bytes of the occurrences before each occurrence
+        empties_before = np.cumsum(self.sizes == 0) - (self.sizes == 0)  # empty records before each record
+        starts = pieces[:-1] + np.repeat(empties_before, self.sizes)
+        text = np.full(int(pieces[-1]) + int(np.count_nonzero(self.sizes == 0)), ord("\n"), dtype=np.uint8)
+        within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        text[np.repeat(starts, lengths) + within] = vocabulary[
+            np.repeat(np.cumsum(vocab_lengths)[self.items] - lengths, lengths) + within
+        ]
+        last = np.zeros(len(self.items), dtype=bool)  # the occurrence ends its record: a newline follows
+        last[self.indptr[1:][self.sizes > 0] - 1] = True
+        text[(starts + lengths)[~last]] = ord(" ")
+        return text.tobytes()
 
     def __len__(self) -> int:
         return self.n_records

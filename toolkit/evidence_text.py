@@ -7,6 +7,7 @@ and, when it must shorten, drops whole parts and says how many it left out.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 ELLIPSIS = "…"
@@ -20,37 +21,39 @@ def _scalar(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def _parts(value: Any) -> list[str]:
-    """The top-level parts of ``value``, each one readable phrase."""
+def _parts(value: Any) -> tuple[Iterable[str], int]:
+    """The top-level parts of ``value``, each one readable phrase (made as they
+    are read), and how many there are."""
     if isinstance(value, dict):
-        return [f"{key.replace('_', ' ')} {_inline(item)}" for key, item in value.items()]
+        return (f"{key.replace('_', ' ')} {_inline(item)}" for key, item in value.items()), len(value)
     if isinstance(value, (list, tuple)):
-        return [_inline(item) for item in value]
-    return [_scalar(value)]
+        return (_inline(item) for item in value), len(value)
+    return iter([_scalar(value)]), 1
 
 
 def _inline(value: Any, budget: int = 60) -> str:
     """A nested value on one line, shortened to about ``budget`` characters by
     whole elements."""
     if isinstance(value, dict):
-        inner = [f"{key.replace('_', ' ')} {_inline(item, budget // 2)}" for key, item in value.items()]
-        return "(" + _join(inner, "; ", budget) + ")"
+        inner = (f"{key.replace('_', ' ')} {_inline(item, budget // 2)}" for key, item in value.items())
+        return "(" + _join(inner, len(value), "; ", budget) + ")"
     if isinstance(value, (list, tuple)):
-        inner = [_inline(item, budget // 2) for item in value]
+        elements = (_inline(item, budget // 2) for item in value)
         scalars = all(not isinstance(item, (dict, list, tuple)) for item in value)
         opening, closing = ("{", "}") if scalars and all(isinstance(item, str) for item in value) else ("[", "]")
-        return opening + _join(inner, ", ", budget) + closing
+        return opening + _join(elements, len(value), ", ", budget) + closing
     return _scalar(value)
 
 
-def _join(parts: list[str], separator: str, limit: int) -> str:
-    """``parts`` joined, keeping whole parts only, with a count of those left out."""
+def _join(parts: Iterable[str], count: int, separator: str, limit: int) -> str:
+    """The ``count`` ``parts`` joined, keeping whole parts only, with a count of
+    those left out (the parts after the cut are never made)."""
     kept: list[str] = []
     used = 0
     for n, part in enumerate(parts):
         cost = len(part) + (len(separator) if kept else 0)
         if kept and used + cost > limit:
-            return separator.join(kept) + f"{separator}{ELLIPSIS} ({len(parts) - n} more)"
+            return separator.join(kept) + f"{separator}{ELLIPSIS} ({count - n} more)"
         kept.append(part)
         used += cost
     return separator.join(kept)
@@ -63,4 +66,5 @@ def evidence_text(value: Any, limit: int = 160) -> str:
         return ""
     if isinstance(value, str):
         return value if len(value) <= limit else value[: limit - 1].rsplit(" ", 1)[0] + " " + ELLIPSIS
-    return _join(_parts(value), "; ", limit)
+    parts, count = _parts(value)
+    return _join(parts, count, "; ", limit)

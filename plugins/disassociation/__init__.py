@@ -36,6 +36,7 @@ from privtool.components import (
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.errors import ParameterError
+from privtool.gcpause import paused_gc
 from privtool.hookspecs import hookimpl
 from privtool.params import K, M, Param
 from privtool.release import Release
@@ -155,9 +156,12 @@ class Disassociate(Anonymizer):
         partitioning = partitioner.component.partition(dataset, partitioner.params, ctx)
         chunks = chunk_clusters(dataset, partitioning.clusters, chunker, ctx)
         dis = Disassociation(dataset, partitioning.clusters, partitioning.suppressed, chunks)
-        if refiner is not None:
-            dis.joints = refiner.component.refine(dis, refiner.params, ctx)
-        outcome = build_outcome(dataset, dis, {})
+        # REFINE and publishing build many acyclic containers (lists of ids, of
+        # sub-records): the cyclic collector's walks over them would find nothing
+        with paused_gc():
+            if refiner is not None:
+                dis.joints = refiner.component.refine(dis, refiner.params, ctx)
+            outcome = build_outcome(dataset, dis, {})
         outcome.trail.notes.update(partitioning.notes)
         return outcome
 

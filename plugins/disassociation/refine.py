@@ -87,7 +87,7 @@ class _Groups:
         term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
             itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
         )
-        keep = np.isin(keys, term_keys)
+        keep = _in_sorted(np.sort(term_keys), keys)
         self.res_keys, self.res_count = keys[keep], counts[keep].astype(np.int64)
         self.simple_residual = self.res_keys
         sizes = [sum(map(len, c.record_chunks)) for c in chunks]

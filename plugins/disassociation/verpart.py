@@ -73,19 +73,27 @@ def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np
     words = np.bitwise_or.reduceat(bit, word_starts) if len(bit) else np.zeros(0, dtype=np.uint64)
     word_group = keys2[word_starts] // blocks
     word_shift = (keys2[word_starts] % blocks) * 64
-    bits_of: dict[int, int] = {}
-    for group, shift, word in zip(word_group.tolist(), word_shift.tolist(), words.tolist(), strict=False):
-        bits_of[group] = bits_of.get(group, 0) | (word << shift)
+    # one bitset per frequent group, in group order: most are one word of the first block
+    bits = words.tolist()
+    if blocks > 1:
+        for w, shift in zip(np.flatnonzero(word_shift).tolist(), word_shift[word_shift > 0].tolist(), strict=True):
+            bits[w] <<= shift
+        first_word = np.flatnonzero(np.r_[True, word_group[1:] != word_group[:-1]]) if len(word_group) else word_group
+        ends = np.r_[first_word[1:], len(word_group)]
+        for start, end in zip(first_word.tolist(), ends.tolist(), strict=True):
+            for w in range(start + 1, end):
+                bits[start] |= bits[w]
+        bits = [bits[i] for i in first_word.tolist()]
     bounds = np.searchsorted(group_cluster, np.arange(n_clusters + 1))
+    frequent_before = np.r_[0, np.cumsum(frequent)]  # frequent groups before each group
     out = []
     for c in range(n_clusters):
         lo, hi = int(bounds[c]), int(bounds[c + 1])
         keep = frequent[lo:hi]
-        group_ids = np.arange(lo, hi)[keep].tolist()
         out.append(
             ClusterTerms(
                 ids=group_item[lo:hi][keep],
-                bits=[bits_of[g] for g in group_ids],
+                bits=bits[int(frequent_before[lo]) : int(frequent_before[hi])],
                 supports=supports[lo:hi][keep],
                 rare=group_item[lo:hi][~keep],
             )
@@ -125,17 +133,32 @@ def greedy_chunks(
     (VERPART lines 6-15), each domain as ascending ids. ``order`` is the order
     the terms are tried in (positions in ``terms``); by default the paper's,
     support descending with ties to the smallest id."""
-    order = list(order) if order is not None else np.lexsort((terms.ids, -terms.supports)).tolist()
     ids = terms.ids.tolist()
+    if order is None:
+        supports = terms.supports.tolist()
+        order = sorted(range(len(ids)), key=lambda i: (-supports[i], ids[i]))
+    else:
+        order = list(order)
+    bits = terms.bits
     chunks: list[tuple[int, ...]] = []
     while order:
         members: list[int] = []
         member_bits: list[int] = []
         rest: list[int] = []
         for i in order:
-            if fits(terms.bits[i], member_bits, k, m):
+            if m == 2:  # fits() inlined: pairs only, the common case
+                mine = bits[i]
+                for other in member_bits:
+                    both = mine & other
+                    if both and both.bit_count() < k:
+                        rest.append(i)
+                        break
+                else:
+                    members.append(i)
+                    member_bits.append(mine)
+            elif fits(bits[i], member_bits, k, m):
                 members.append(i)
-                member_bits.append(terms.bits[i])
+                member_bits.append(bits[i])
             else:
                 rest.append(i)
         chunks.append(tuple(sorted(ids[i] for i in members)))

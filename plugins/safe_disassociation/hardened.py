@@ -33,6 +33,7 @@ disassociation").
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ from privtool.components import Outcome, Sanitizer
 from privtool.context import Context
 from privtool.params import K, M, Param
 
+from .decoys import DecoyRule
 from .partial import apply_suppression, draw_suppression, failed_preconditions
 from .sanitizer import (
     MAX_CLUSTER_SIZE,
@@ -123,9 +125,22 @@ MIN_PREIMAGES = Param(
 )
 
 
-def hardened_variant(min_preimages: int) -> Variant:
-    """The hardened rules with step C at ``min_preimages`` pre-images."""
-    return Variant(HARDENED, hardened_repair, min_preimages)
+DECOY_BOUND = Param(
+    "decoy_bound",
+    float,
+    None,
+    "With decoys: the largest share of repaired chunks among the published chunks of any repair shape, "
+    "so the posterior of 'repaired' an adversary reads off a chunk's shape (default: no decoys).",
+    min=0.01,
+    max=0.99,
+)
+
+
+def hardened_variant(min_preimages: int, decoy_bound: float | None = None) -> Variant:
+    """The hardened rules with step C at ``min_preimages`` pre-images, and
+    decoys at ``decoy_bound`` (None: none; :mod:`.decoys`)."""
+    decoys = None if decoy_bound is None else DecoyRule(Fraction(str(decoy_bound)))
+    return Variant(HARDENED, hardened_repair, min_preimages, decoys)
 
 
 class HardenedSafeDisassociation(Sanitizer):
@@ -137,12 +152,12 @@ class HardenedSafeDisassociation(Sanitizer):
         "safe disassociation an algorithm-aware adversary cannot invert: the cheapest covering item is made covered "
         "before partial suppression, and a repaired chunk has at least k pre-images"
     )
-    params = (K, M, MAX_CLUSTER_SIZE, MIN_PREIMAGES)
+    params = (K, M, MAX_CLUSTER_SIZE, MIN_PREIMAGES, DECOY_BOUND)
     applies_to = ("disassociated",)
 
     def sanitize(self, target: Outcome | Any, params: dict[str, Any], ctx: Context) -> Outcome:
         wanted = params["min_preimages"] or params["k"]
-        variant = hardened_variant(wanted)
+        variant = hardened_variant(wanted, params["decoy_bound"])
         return safe_disassociate(target, params["k"], params["m"], params["max_cluster_size"], ctx, variant)
 
     def claims(self, params: dict[str, Any], incoming: Sequence[Claim]) -> list[Claim]:

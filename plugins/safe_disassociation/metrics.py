@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from privtool.attacks.cover import RECORD, chunk_covers, iter_chunks
+from privtool.attacks.cover import RECORD, iter_chunks
+from privtool.attacks.cover_linkage import each_chunk, shared_cluster_views
 from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.errors import MissingEvidence
@@ -40,8 +41,10 @@ from .sanitizer import NAME
 
 
 def pem(release: Release) -> dict[str, Any]:
-    """PEM of a disassociated release, with the counts it comes from."""
-    covers = chunk_covers(release)
+    """PEM of a disassociated release, with the counts it comes from (each
+    chunk's cover analysis is the one the cover-linkage attack made, when both
+    run in one assessment)."""
+    covers = [chunk.cover for _, chunk in each_chunk(shared_cluster_views(release))]
     record = [c for c in covers if c.ref.kind == RECORD]
     shared = [c for c in covers if c.ref.kind != RECORD]
     vulnerable = sum(c.vulnerable for c in record)

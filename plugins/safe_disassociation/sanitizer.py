@@ -30,7 +30,10 @@ second pass finds nothing; the loop checks this bound.
 How one vulnerable chunk is repaired is a :class:`Variant`: the paper's
 (:data:`FAITHFUL`, :func:`faithful_repair`) or the hardened one of
 :mod:`.hardened`; both share the loop, the fallback, the ghost bookkeeping, the
-stats and the trail notes. Both refuse ``m < 2`` (:func:`check_m`).
+stats and the trail notes. Both refuse ``m < 2`` (:func:`check_m`). A variant
+may also add decoys (:mod:`.decoys`): after every chunk is repaired, a
+release-wide step that applies the repair to some untouched chunks (and
+removes repaired chunks it cannot hide), before the clusters are built.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +55,9 @@ from privtool.release import Cluster, JointCluster, Release, canonical_itemset
 from privtool.trail import Trail
 
 from .partial import Suppression, apply_suppression, draw_suppression, failed_preconditions
+
+if TYPE_CHECKING:
+    from .decoys import DecoyRule, Surveyed
 
 NAME = "safe-disassociation"
 
@@ -77,7 +83,7 @@ class ChunkAction:
 
     ref: ChunkRef
     itemset: list[str]
-    action: str  # "partial" or "suppressed"
+    action: str  # "partial", "suppressed" or "decoy" (the repair applied to an untouched chunk)
     failed: list[str] = field(default_factory=list)
     parts: list[list[str]] = field(default_factory=list)
     ghosts: list[list[str]] = field(default_factory=list)
@@ -87,7 +93,7 @@ class ChunkAction:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"chunk": str(self.ref), "itemset": self.itemset, "action": self.action}
-        if self.action == "partial":
+        if self.action in ("partial", "decoy"):
             out["parts"] = self.parts
             out["ghosts"] = self.ghosts
             if self.made_covered:
@@ -159,12 +165,14 @@ def faithful_repair(
 @dataclass(frozen=True)
 class Variant:
     """A sanitizer built on these rules: its name (trail notes, random
-    streams), how it repairs one vulnerable chunk, and the fewest pre-images a
-    repaired chunk must keep (0: no such requirement)."""
+    streams), how it repairs one vulnerable chunk, the fewest pre-images a
+    repaired chunk must keep (0: no such requirement) and its decoy rule
+    (None: no decoys)."""
 
     name: str
     repair: Repair
     min_preimages: int = 0
+    decoys: DecoyRule | None = None
 
 
 FAITHFUL = Variant(NAME, faithful_repair)
@@ -172,11 +180,14 @@ FAITHFUL = Variant(NAME, faithful_repair)
 
 @dataclass
 class ChunkSetResult:
-    """The chunks of one owner after sanitizing (``None`` for a removed chunk)."""
+    """The chunks of one owner after sanitizing (``None`` for a removed chunk);
+    ``survey`` is what the variant's decoy rule needs of them (empty without
+    one)."""
 
     chunks: list[Sequence[Sequence[str]] | None]
     actions: list[ChunkAction]
     passes: int
+    survey: list[Surveyed] = field(default_factory=list)
 
 
 def sanitize_chunks(
@@ -201,6 +212,7 @@ def sanitize_chunks(
     # rows are never changed in place: a repaired chunk is a new list
     current: list[Sequence[Sequence[str]] | None] = list(chunks)
     records = max([records, *(len(rows) for rows in chunks)])
+    limits = Limits(k, m, capacity, records, variant.min_preimages)
     actions: list[ChunkAction] = []
     passes = 0
     while True:
@@ -215,22 +227,33 @@ def sanitize_chunks(
             if passes >= REPAIR_PASSES:
                 raise RuntimeError(f"chunk {cover.ref} still has a covered item after {passes} repair pass(es)")
             rng = seeds.rng(variant.name, owner, kind, index, passes)
-            limits = Limits(k, m, capacity, records, variant.min_preimages)
             current[index], action = variant.repair(rows, cover, limits, rng)
             actions.append(action)
         passes += 1
         if not found:
-            return ChunkSetResult(current, actions, passes)
+            result = ChunkSetResult(current, actions, passes)
+            if variant.decoys is not None:
+                result.survey = variant.decoys.survey(owner, kind, chunks, result, limits, seeds, variant)
+            return result
 
 
 def sanitize_cluster(
     cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter, variant: Variant = FAITHFUL
-) -> tuple[Cluster, ChunkSetResult]:
+) -> ChunkSetResult:
     """Record chunks of one cluster (a top-level function, for ``ctx.map``)."""
-    result = sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds, variant, cluster.size)
-    kept = [[list(row) for row in rows] for rows in result.chunks if rows is not None]
-    size = max([cluster.size, *(len(rows) for rows in kept)])
-    return Cluster(cluster.id, size, kept, list(cluster.term_chunk)), result
+    return sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds, variant, cluster.size)
+
+
+def kept_chunks(result: ChunkSetResult) -> list[list[list[str]]]:
+    """The chunks a result publishes, in order (removed ones left out)."""
+    return [[list(row) for row in rows] for rows in result.chunks if rows is not None]
+
+
+def cluster_after(cluster: Cluster, result: ChunkSetResult) -> Cluster:
+    """The cluster with its sanitized record chunks; its size grows only as far
+    as its largest chunk needs (ghost records)."""
+    kept = kept_chunks(result)
+    return Cluster(cluster.id, max([cluster.size, *(len(rows) for rows in kept)]), kept, list(cluster.term_chunk))
 
 
 def joint_records(joint: JointCluster, sizes: dict[str, int], joints: dict[str, JointCluster]) -> int:
@@ -254,6 +277,8 @@ class SafeSummary:
     ghost_subrecords: int = 0
     ghost_records: int = 0
     passes: int = 0
+    decoys: list[dict[str, Any]] = field(default_factory=list)
+    """The decoyed chunks as published (cluster, kind, index in the release)."""
 
 
 def _index_map(chunks: Sequence[Any]) -> dict[int, int]:
@@ -271,12 +296,17 @@ def _record(
     new_index = _index_map(result.chunks)
     summary.passes = max(summary.passes, result.passes)
     for action in result.actions:
-        summary.vulnerable += 1
         summary.removed_occurrences += action.removed_occurrences
         summary.ghost_occurrences += action.ghost_occurrences
         notes.append(action.to_json())
+        ref = action.ref
+        if action.action == "decoy":
+            summary.decoys.append({"cluster": ref.owner, "kind": ref.kind, "chunk": new_index[ref.index]})
+        else:
+            summary.vulnerable += 1
         if action.action == "partial":
             summary.partial += 1
+        if action.action in ("partial", "decoy"):
             summary.ghost_subrecords += len(action.ghosts)
             for ghost in action.ghosts:
                 trail_ghosts.append(
@@ -312,32 +342,39 @@ def safe_disassociate(
     before = sum(len(row) for ref_rows in _all_chunks(release) for row in ref_rows)
     work = partial(sanitize_cluster, k=k, m=m, delta=delta, seeds=ctx.seeds, variant=variant)
     results = ctx.map(work, release.clusters, "safe disassociation")
+    # A shared chunk's rows are its joint cluster's records. With decoys they are
+    # counted from the input sizes, which neither decoys nor the repairs they
+    # undo can lower, so what the decoy rule computes stays a lower bound.
+    sizes = {
+        c.id: c.size if variant.decoys is not None else cluster_after(c, result).size
+        for c, result in zip(release.clusters, results, strict=True)
+    }
+    joints_by_id = {j.id: j for j in release.joint_clusters}
+    joint_results = []
+    for joint in release.joint_clusters:
+        records = joint_records(joint, sizes, joints_by_id)
+        joint_results.append(
+            sanitize_chunks(joint.id, SHARED, joint.shared_chunks, records - 2, k, m, ctx.seeds, variant, records)
+        )
+    if variant.decoys is not None:
+        variant.decoys.select([*results, *joint_results], ctx.seeds, variant.name)
     summary = SafeSummary()
     ghosts: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
     clusters = []
-    for old, (new, result) in zip(release.clusters, results, strict=False):
+    for old, result in zip(release.clusters, results, strict=True):
+        new = cluster_after(old, result)
         clusters.append(new)
         summary.ghost_records += new.size - old.size
         _record(ghosts, summary, notes, result)
-    sizes = {c.id: c.size for c in clusters}
-    joints_by_id = {j.id: j for j in release.joint_clusters}
     joints = []
-    for joint in release.joint_clusters:
-        records = joint_records(joint, sizes, joints_by_id)
-        result = sanitize_chunks(joint.id, SHARED, joint.shared_chunks, records - 2, k, m, ctx.seeds, variant, records)
-        joints.append(
-            JointCluster(
-                joint.id,
-                list(joint.members),
-                [[list(row) for row in rows] for rows in result.chunks if rows is not None],
-            )
-        )
+    for joint, result in zip(release.joint_clusters, joint_results, strict=True):
+        joints.append(JointCluster(joint.id, list(joint.members), kept_chunks(result)))
         _record(ghosts, summary, notes, result)
     safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
     # earlier runs' counts are in the trail once stamped (privtool.publishable)
     safe.stats = _stats({**release.stats, **outcome.trail.stats}, summary, before, safe)
-    trail = _trail(outcome.trail, variant.name, ghosts, notes, summary, k, m, delta)
+    trail = _trail(outcome.trail, variant, ghosts, notes, summary, k, m, delta)
     return Outcome(safe, trail)
 
 
@@ -365,6 +402,8 @@ def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Rele
     add("ghost_item_occurrences", summary.ghost_occurrences)
     add("ghost_subrecords", summary.ghost_subrecords)
     add("ghost_records", summary.ghost_records)
+    if summary.decoys:
+        add("decoy_chunks", len(summary.decoys))
     if "item_occurrences_published" in stats:
         net = summary.removed_occurrences - summary.ghost_occurrences
         stats["item_occurrences_published"] = int(stats["item_occurrences_published"]) - net
@@ -386,7 +425,7 @@ def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Rele
 
 def _trail(
     old: Trail,
-    name: str,
+    variant: Variant,
     ghosts: list[dict[str, Any]],
     notes: list[dict[str, Any]],
     summary: SafeSummary,
@@ -395,9 +434,13 @@ def _trail(
     delta: int,
 ) -> Trail:
     trail = replace(old, ghost_records=[*old.ghost_records, *ghosts], notes=dict(old.notes))
-    runs = list(trail.notes.get(name, []))
-    runs.append({"k": k, "m": m, "max_cluster_size": delta, "passes": summary.passes, "chunks": notes})
-    trail.notes[name] = runs
+    runs = list(trail.notes.get(variant.name, []))
+    run: dict[str, Any] = {"k": k, "m": m, "max_cluster_size": delta, "passes": summary.passes, "chunks": notes}
+    if variant.decoys is not None:
+        run["decoy_bound"] = str(variant.decoys.bound)
+        run["decoys"] = summary.decoys
+    runs.append(run)
+    trail.notes[variant.name] = runs
     return trail
 
 

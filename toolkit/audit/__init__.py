@@ -177,10 +177,11 @@ class Audit:
         return ordered[:WORST_SHOWN]
 
     def to_json(self) -> dict[str, Any]:
-        body = self.assessment.to_json()
-        body["attacks"] = [
-            run.to_json([redact(f, self.include_examples) for f in run.findings]) for run in self.assessment.attacks
-        ]
+        body = self.assessment.to_json(
+            attacks=[
+                run.to_json([redact(f, self.include_examples) for f in run.findings]) for run in self.assessment.attacks
+            ]
+        )
         return {
             "release": self.release_path,
             **body,

@@ -13,8 +13,8 @@ import click
 from ..assess import select
 from ..audit import build_audit
 from ..audit.render import render_terminal
+from ..audit.reports import report_format as report_format_for
 from ..audit.reports import write_report
-from ..errors import ParameterError
 from ..outputs import check_outputs
 from ..params import merge_specs
 from ..release import read_release
@@ -46,15 +46,15 @@ from .common import (
     "--format",
     "report_format",
     type=click.Choice(["terminal", "json", "md", "html"]),
-    default="terminal",
-    show_default=True,
+    default=None,
+    help="Report format (default: from the extension of -o: .html/.htm, .md, .json; without -o, the terminal).",
 )
 @click.option(
     "-o",
     "--output",
     default=None,
     metavar="REPORT",
-    help="Where to write the report (required unless --format terminal).",
+    help="Where to write the report (required for --format json, md and html).",
 )
 @click.option(
     "--include-examples",
@@ -74,7 +74,7 @@ def command(
     original: str | None,
     data_format: str | None,
     trail: str | None,
-    report_format: str,
+    report_format: str | None,
     output: str | None,
     include_examples: bool,
     attacks: tuple[str, ...],
@@ -83,8 +83,7 @@ def command(
     run: RunSettings,
 ) -> int:
     """Verify, attack and measure RELEASE, and write a compliance report."""
-    if report_format != "terminal" and output is None:
-        raise ParameterError(f"audit --format {report_format} needs -o REPORT.")
+    report_format = report_format_for(output, report_format)
     check_outputs({"-o": output}, {"RELEASE": release_path, "--original": original, "--trail": trail})
     registry = app(ctx).registry
     release = read_release(release_path)
@@ -110,7 +109,7 @@ def command(
             metrics,
             time_limit or None,
         )
-    if report_format == "terminal" or output is None:  # only the terminal report goes without -o
+    if output is None:  # report_format_for: the terminal report, and only it, goes without -o
         render_terminal(audit, stdout_console())
     else:
         write_report(audit, output, report_format)
