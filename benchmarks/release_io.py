@@ -1,49 +1,78 @@
 """Time reading (parse + validate) and writing (canonical dump) of a release file.
 
-    python benchmarks/release_io.py benchmarks/out/scale515k/safe.json --repeat 3
+    python benchmarks/release_io.py benchmarks/out/rio/R.json --repeat 5
+    git show 3f53da2:toolkit/release.py > benchmarks/out/release_before.py
+    python benchmarks/release_io.py benchmarks/out/rio/R.json --before benchmarks/out/release_before.py
 
 Reports the best of ``--repeat`` runs in CPU seconds of this process (the
 machine is shared, so CPU time is steadier than wall time) and whether the
-dump reproduces the file byte for byte.
+dump reproduces the file byte for byte. With ``--before FILE`` (an older
+``privtool/release.py``, loaded as a module of the installed package so that
+it runs against the same helpers) both versions are timed in the same
+process, alternating run by run so that both see the same load, and the
+ratios before/after are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from privtool.release import read_release
+from privtool import release as current
 
 
-def best_cpu(fn, repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
+def load_before(path: Path) -> ModuleType:
+    """``path`` as the module ``privtool.release_before`` (its relative imports
+    resolve inside the installed ``privtool``)."""
+    spec = importlib.util.spec_from_file_location("privtool.release_before", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def best_cpu(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Best CPU seconds of each function, the functions taking turns."""
+    best = dict.fromkeys(fns, float("inf"))
     for _ in range(repeat):
-        start = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - start)
-    return best, out
+        for name, fn in fns.items():
+            start = time.process_time()
+            fn()
+            best[name] = min(best[name], time.process_time() - start)
+    return best
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("release", type=Path)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="an older privtool/release.py to time side by side")
     opts = parser.parse_args()
-    read_s, release = best_cpu(lambda: read_release(opts.release), opts.repeat)
-    dump_s, text = best_cpu(release.dumps, opts.repeat)
-    print(
-        json.dumps(
-            {
-                "release": str(opts.release),
-                "mib": round(opts.release.stat().st_size / 2**20, 1),
-                "read_cpu_s": round(read_s, 2),
-                "dump_cpu_s": round(dump_s, 2),
-                "dump_equals_file": text == opts.release.read_text(encoding="utf-8"),
-            }
-        )
-    )
+    versions = {"after": current} | ({"before": load_before(opts.before)} if opts.before else {})
+    text = opts.release.read_text(encoding="utf-8")
+    releases = {name: module.read_release(opts.release) for name, module in versions.items()}
+    readers = {name: lambda m=module: m.read_release(opts.release) for name, module in versions.items()}
+    read = best_cpu(readers, opts.repeat)
+    dump = best_cpu({name: release.dumps for name, release in releases.items()}, opts.repeat)
+    result: dict[str, Any] = {"release": str(opts.release), "mib": round(opts.release.stat().st_size / 2**20, 1)}
+    for name in versions:
+        result[name] = {
+            "read_cpu_s": round(read[name], 3),
+            "dump_cpu_s": round(dump[name], 3),
+            "dump_equals_file": releases[name].dumps() == text,
+        }
+    if opts.before:
+        result["read_speedup"] = round(read["before"] / read["after"], 1)
+        result["dump_speedup"] = round(dump["before"] / dump["after"], 1)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -26,13 +26,15 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from .atomic import write_text_atomic
 from .claims import Claim, claims_of_version_1
 from .dataset import label_sort_key
 from .errors import InputError, line_at
 from .gcpause import keep_for_the_run, paused_gc
+from .release_arrays import ReleaseArrays
+from .release_bytes import MAX_RECORDS, canonical_bytes, parse_canonical
 
 FORMAT = "privtool-release/2"
 FORMAT_V1 = "privtool-release/1"
@@ -41,9 +43,11 @@ FORMATS = (FORMAT, FORMAT_V1)
 Version 2 publishes only what :mod:`privtool.publishable` allows; version 1
 files (which may carry the input SHA-256, the seed and private counts) are read."""
 KINDS = ("disassociated", "generalized", "sanitized")
+_NESTED = ("clusters", "joint_clusters", "records")
 
 Itemset = list[str]
 Chunk = list[Itemset]
+Content = TypeVar("Content")
 """A record chunk or shared chunk: its non-empty sub-records."""
 
 
@@ -95,6 +99,43 @@ class JointCluster:
     shared_chunks: list[Chunk] = field(default_factory=list)
 
 
+class _NestedView(Generic[Content]):
+    """One field of :class:`Release`'s nested view (``clusters``,
+    ``joint_clusters``, ``records``). A release read from a file is backed by
+    its :class:`~privtool.release_arrays.ReleaseArrays`; the nested lists are
+    built from them the first time any of the three is read or assigned, and
+    from then on the lists are the release's content (a consumer may change
+    them), so the arrays are dropped."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    @overload
+    def __get__(self, release: None, owner: type | None = None) -> _Unset: ...
+
+    @overload
+    def __get__(self, release: Release, owner: type | None = None) -> Content: ...
+
+    def __get__(self, release: Release | None, owner: type | None = None) -> Content | _Unset:
+        if release is None:  # the dataclass asks for the default
+            return _UNSET
+        if self.slot not in release.__dict__:
+            release._unpack()
+        return release.__dict__[self.slot]
+
+    def __set__(self, release: Release, value: Content | _Unset) -> None:
+        if release.__dict__.get("_arrays") is not None:
+            release._unpack()
+        release.__dict__[self.slot] = [] if isinstance(value, _Unset) else value
+
+
+class _Unset:
+    """Default of a nested field (an empty list, made fresh per release)."""
+
+
+_UNSET = _Unset()
+
+
 @dataclass
 class Release:
     """What is published. ``claims`` are the privacy models it claims;
@@ -102,35 +143,82 @@ class Release:
     ``provenance`` the versions, input SHA-256 and seed; ``stats`` the counts a
     reader needs to see that nothing was lost (``records_in``,
     ``suppressed_records``, ...). ``format`` is the format version it was read
-    from (always written as :data:`FORMAT`)."""
+    from (always written as :data:`FORMAT`).
+
+    The content is ``clusters`` and ``joint_clusters`` (``disassociated``) or
+    ``records`` (the other kinds), as nested lists of labels; :attr:`arrays`
+    gives the same content as numpy CSR arrays. A release read from a file
+    holds only the arrays until a consumer reads the nested lists
+    (:class:`_NestedView`)."""
 
     kind: str
     params: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
-    clusters: list[Cluster] = field(default_factory=list)
-    joint_clusters: list[JointCluster] = field(default_factory=list)
-    records: list[Itemset] = field(default_factory=list)
+    clusters: _NestedView[list[Cluster]] = _NestedView()
+    joint_clusters: _NestedView[list[JointCluster]] = _NestedView()
+    records: _NestedView[list[Itemset]] = _NestedView()
     hierarchy: dict[str, Any] | None = None
     claims: list[Claim] = field(default_factory=list)
     format: str = FORMAT
     source_sha256: str = field(default="", compare=False, repr=False)
     """SHA-256 of the file the release was read from ("" when made in memory);
     it equals :meth:`sha256` for a file privtool wrote."""
+    _arrays: ReleaseArrays | None = field(default=None, init=False, compare=False, repr=False)
+
+    @classmethod
+    def from_arrays(cls, arrays: ReleaseArrays, kind: str, **envelope: Any) -> Release:
+        """A release whose content is ``arrays`` (nested lists built on demand);
+        ``envelope`` holds the other fields (``params``, ``claims``, ...)."""
+        release = cls(kind=kind, **envelope)
+        for name in _NESTED:
+            del release.__dict__["_" + name]
+        release._arrays = arrays
+        return release
+
+    def _unpack(self) -> None:
+        """Build the nested lists from the arrays; the lists are the content from now on."""
+        arrays = self.__dict__.pop("_arrays")
+        self._arrays = None
+        self.__dict__["_clusters"] = arrays.clusters()
+        self.__dict__["_joint_clusters"] = arrays.joint_clusters()
+        self.__dict__["_records"] = arrays.records()
+
+    @property
+    def arrays(self) -> ReleaseArrays:
+        """The content as CSR arrays (:mod:`privtool.release_arrays`), in the
+        release's own orders. Free for a release read from a file whose nested
+        lists nobody asked for; otherwise converted from the nested lists on
+        every access (they may have changed), so keep the result while you use it."""
+        if self._arrays is not None:
+            return self._arrays
+        if self.kind == "disassociated":
+            return ReleaseArrays.from_nested(self.clusters, self.joint_clusters, [])
+        return ReleaseArrays.from_nested([], [], self.records)
 
     @property
     def claims_derived(self) -> bool:
         """Whether the claims were derived from a version 1 file's kind and params."""
         return self.format == FORMAT_V1
 
+    def _envelope(self) -> dict[str, Any]:
+        """Copies of every field but the content (``params``, ``claims``...)."""
+        return {
+            "params": dict(self.params),
+            "provenance": dict(self.provenance),
+            "stats": dict(self.stats),
+            "hierarchy": self.hierarchy,
+            "claims": list(self.claims),
+            "format": self.format,
+        }
+
     def canonical(self) -> Release:
         """A copy with every publishable order canonical (see module doc)."""
+        if self._arrays is not None and self._arrays.is_canonical():
+            return Release.from_arrays(self._arrays, self.kind, **self._envelope())
         order = _LabelOrder(self._labels())
         return Release(
             kind=self.kind,
-            params=dict(self.params),
-            provenance=dict(self.provenance),
-            stats=dict(self.stats),
             clusters=[
                 Cluster(c.id, c.size, [order.chunk(ch) for ch in c.record_chunks], order.itemset(c.term_chunk))
                 for c in self.clusters
@@ -140,9 +228,7 @@ class Release:
                 for j in self.joint_clusters
             ],
             records=order.chunk(self.records),
-            hierarchy=self.hierarchy,
-            claims=list(self.claims),
-            format=self.format,
+            **self._envelope(),
         )
 
     def _labels(self) -> Iterator[str]:
@@ -159,17 +245,21 @@ class Release:
         for row in self.records:
             yield from row
 
+    def _envelope_json(self) -> dict[str, Any]:
+        """The JSON object of everything before the content."""
+        return {
+            "format": FORMAT,
+            "kind": self.kind,
+            "claims": [claim.to_json() for claim in self.claims],
+            "params": self.params,
+            "provenance": self.provenance,
+            "stats": self.stats,
+        }
+
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the canonical release (only the fields of its kind)."""
         release = self.canonical()
-        out: dict[str, Any] = {
-            "format": FORMAT,
-            "kind": release.kind,
-            "claims": [claim.to_json() for claim in release.claims],
-            "params": release.params,
-            "provenance": release.provenance,
-            "stats": release.stats,
-        }
+        out = release._envelope_json()
         if release.kind == "disassociated":
             out["clusters"] = [
                 {"id": c.id, "size": c.size, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
@@ -185,7 +275,13 @@ class Release:
         return out
 
     def dumps(self) -> str:
-        """Deterministic JSON text (same release, same bytes)."""
+        """Deterministic JSON text (same release, same bytes): assembled from the
+        arrays (:func:`privtool.release_bytes.canonical_bytes`) when the release
+        holds canonical arrays, else from the canonical nested lists."""
+        arrays = self._arrays
+        if arrays is not None and arrays.is_canonical():
+            text = canonical_bytes(json_text(self._envelope_json()), self.kind, arrays, self.hierarchy)
+            return text.decode("utf-8")
         return json_text(self.to_json())
 
     def sha256(self) -> str:
@@ -198,11 +294,6 @@ def json_text(obj: dict[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------- validation
-MAX_RECORDS = 2**31 - 1
-"""Most records a release may hold (the sizes of its clusters add up to at most
-this): far above any real release, low enough that record positions fit the
-32-bit indexes of the attacks and metrics."""
-
 MAX_DEPTH = 16
 """How deep a free-form part of a release or trail (``params``, ``notes``...)
 may nest: far more than any component writes, far less than what breaks a
@@ -304,10 +395,9 @@ def well_formed_itemsets(rows: list) -> bool:
     return "" not in set(flat) and sum(map(len, map(set, rows))) == len(flat)
 
 
-def release_from_json(obj: Any, source: object = "release") -> Release:
-    """Validate a parsed ``privtool-release/2`` (or ``/1``) object and build the
-    :class:`Release`; a version 1 file's claims are derived from its kind and params."""
-    check = _Checker(source)
+def _release_envelope(obj: Any, check: _Checker) -> tuple[Release, dict[str, Any]]:
+    """Validate everything but the content of a parsed release object: the
+    release without content, and the object."""
     if isinstance(obj, dict) and obj.get("format") not in FORMATS:
         check.fail("$.format", f"expected {FORMAT!r} (or {FORMAT_V1!r}), found {obj.get('format')!r}")
     version = str(obj.get("format")) if isinstance(obj, dict) else FORMAT
@@ -322,7 +412,7 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
         check.shallow(top.get(key, {}), f"$.{key}")
     if version == FORMAT:
         claims = [
-            Claim.from_json(raw, f"$.claims[{i}]", source)
+            Claim.from_json(raw, f"$.claims[{i}]", check.source)
             for i, raw in enumerate(check.array(top["claims"], "$.claims"))
         ]
     else:
@@ -335,6 +425,28 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
         claims=claims,
         format=version,
     )
+    return release, top
+
+
+def _hierarchy(value: Any, check: _Checker) -> dict[str, Any]:
+    """A generalized release's validated ``hierarchy``."""
+    hierarchy = check.obj(value, "$.hierarchy", ("root", "edges"))
+    check.string(hierarchy["root"], "$.hierarchy.root")
+    for n, edge in enumerate(check.array(hierarchy["edges"], "$.hierarchy.edges")):
+        pair = check.array(edge, f"$.hierarchy.edges[{n}]")
+        if len(pair) != 2:
+            check.fail(f"$.hierarchy.edges[{n}]", "expected [child, parent]")
+        check.string(pair[0], f"$.hierarchy.edges[{n}][0]")
+        check.string(pair[1], f"$.hierarchy.edges[{n}][1]")
+    return hierarchy
+
+
+def release_from_json(obj: Any, source: object = "release") -> Release:
+    """Validate a parsed ``privtool-release/2`` (or ``/1``) object and build the
+    :class:`Release`; a version 1 file's claims are derived from its kind and params."""
+    check = _Checker(source)
+    release, top = _release_envelope(obj, check)
+    kind = release.kind
     if kind == "disassociated":
         if "records" in top:
             check.fail("$.records", "a disassociated release publishes clusters, not records")
@@ -380,15 +492,7 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
         rows = check.array(top.get("records"), "$.records")
         release.records = [check.itemset(row, f"$.records[{i}]", allow_empty=True) for i, row in enumerate(rows)]
         if kind == "generalized":
-            hierarchy = check.obj(top.get("hierarchy"), "$.hierarchy", ("root", "edges"))
-            check.string(hierarchy["root"], "$.hierarchy.root")
-            for n, edge in enumerate(check.array(hierarchy["edges"], "$.hierarchy.edges")):
-                pair = check.array(edge, f"$.hierarchy.edges[{n}]")
-                if len(pair) != 2:
-                    check.fail(f"$.hierarchy.edges[{n}]", "expected [child, parent]")
-                check.string(pair[0], f"$.hierarchy.edges[{n}][0]")
-                check.string(pair[1], f"$.hierarchy.edges[{n}][1]")
-            release.hierarchy = hierarchy
+            release.hierarchy = _hierarchy(top.get("hierarchy"), check)
         elif "hierarchy" in top:
             check.fail("$.hierarchy", "only a generalized release publishes a hierarchy")
     return release
@@ -456,14 +560,43 @@ def load_json_file(path: str | os.PathLike[str], what: str) -> Any:
     return parse_json_bytes(read_file_bytes(path, what), Path(path), what)
 
 
+def _read_canonical(data: bytes, source: object) -> Release | None:
+    """The release in ``data`` when they are in canonical layout and valid
+    (:func:`privtool.release_bytes.parse_canonical`), else ``None``."""
+    parsed = parse_canonical(data)
+    if parsed is None:
+        return None
+    envelope, arrays, hierarchy = parsed
+    check = _Checker(source)
+    try:
+        release, _ = _release_envelope(envelope, check)
+        if release.kind == "generalized":
+            release.hierarchy = _hierarchy(hierarchy, check)
+    except InputError:
+        return None
+    return Release.from_arrays(arrays, release.kind, **release._envelope())
+
+
+def release_from_bytes(data: bytes, source: str | os.PathLike[str]) -> Release:
+    """The release in a file's bytes, validated, backed by its arrays: read the
+    fast way when the bytes are in canonical layout (every file privtool
+    writes), else (or when anything is invalid) the validating way, whose
+    :class:`InputError` names the JSON path of the first problem."""
+    release = _read_canonical(data, source)
+    if release is None:
+        with paused_gc():
+            nested = release_from_json(parse_json_bytes(data, Path(source), "release"), source=source)
+            release = Release.from_arrays(nested.arrays, nested.kind, **nested._envelope())
+    return release
+
+
 def read_release(path: str | os.PathLike[str]) -> Release:
-    """Read and validate a release file; its ``source_sha256`` is the SHA-256
-    of the bytes read (the file is read once, so a FIFO works). The release
-    usually lives for the whole command, so it is kept out of later garbage
-    collections (:mod:`privtool.gcpause`)."""
+    """Read and validate a release file (:func:`release_from_bytes`); its
+    ``source_sha256`` is the SHA-256 of the bytes read (the file is read once,
+    so a FIFO works). The release usually lives for the whole command, so it is
+    kept out of later garbage collections (:mod:`privtool.gcpause`)."""
     data = read_file_bytes(path, "release")
-    with paused_gc():
-        release = release_from_json(parse_json_bytes(data, Path(path), "release"), source=path)
+    release = release_from_bytes(data, path)
     release.source_sha256 = hashlib.sha256(data).hexdigest()
     keep_for_the_run()
     return release

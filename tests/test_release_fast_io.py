@@ -1,0 +1,185 @@
+"""The fast release reader and writer (privtool.release_bytes) against the
+validating reader and the nested writer (issue 20 item 2).
+
+Oracle: ``release_from_json`` on ``json.loads`` (the validating path, which
+names the first problem) and ``json_text(release.to_json())`` (the canonical
+writer from nested lists). On random releases and on byte-level mutations of
+their files, reading the fast way gives the same release or the same error as
+reading the validating way, and the fast writer gives the same bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from privtool.claims import Claim
+from privtool.errors import InputError
+from privtool.release import (
+    Cluster,
+    JointCluster,
+    Release,
+    json_text,
+    parse_json_bytes,
+    read_release,
+    release_from_bytes,
+    release_from_json,
+)
+from privtool.release_bytes import parse_canonical
+
+# labels: short digits (one 8-byte word), long text (several words), non-ASCII,
+# JSON-significant characters inside strings, and what needs escaping
+LABELS = st.one_of(
+    st.integers(0, 30).map(str),
+    st.sampled_from(["7", "007", "a", "@", "x:y", "[a]", '{"id":1}', ",", "é", "日本語", "a" * 9, "b" * 17]),
+    st.text(min_size=1, max_size=20),
+)
+ROW = st.lists(LABELS, min_size=1, max_size=5)
+CHUNK = st.lists(ROW, min_size=0, max_size=4)
+
+
+@st.composite
+def releases(draw: st.DrawFn) -> Release:
+    kind = draw(st.sampled_from(["disassociated", "disassociated", "sanitized", "generalized"]))
+    claims = [Claim("km-anonymity", {"k": 2, "m": 2})]
+    params = {"method": "test", "k": draw(st.integers(1, 9)), "note": draw(st.text(max_size=5))}
+    stats = {"records_in": draw(st.integers(0, 99))}
+    if kind != "disassociated":
+        records = draw(st.lists(st.lists(LABELS, max_size=5), max_size=8))
+        hierarchy = {"root": "ALL", "edges": [["a", "ALL"]]} if kind == "generalized" else None
+        return Release(kind, params, {"privtool": "t"}, stats, records=records, hierarchy=hierarchy, claims=claims)
+    clusters = []
+    for c in range(draw(st.integers(0, 4))):
+        chunks = draw(st.lists(CHUNK, max_size=3))
+        size = max([len(chunk) for chunk in chunks] + [1]) + draw(st.integers(0, 2))
+        clusters.append(Cluster(draw(st.sampled_from([f"c{c}", f"cl{c}", f"é{c}"])), size, chunks, draw(ROW)))
+    joints = []
+    if len(clusters) >= 2:
+        for j in range(draw(st.integers(0, 2))):
+            members = draw(st.lists(st.sampled_from([c.id for c in clusters]), min_size=1, max_size=3, unique=True))
+            joints.append(JointCluster(f"j{j}", members, draw(st.lists(CHUNK, max_size=2))))
+    return Release(kind, params, {"privtool": "t"}, stats, clusters, joints, claims=claims)
+
+
+def canonical_text(release: Release) -> bytes:
+    """The file privtool writes, from the nested lists (the writer before issue 20)."""
+    return json_text(release.to_json()).encode("utf-8")
+
+
+def validating(data: bytes) -> Release:
+    return release_from_json(parse_json_bytes(data, Path("r.json"), "release"), source="r.json")
+
+
+def outcome(read: object, data: bytes) -> tuple[str, object]:
+    try:
+        return "release", read(data)  # type: ignore[operator]
+    except InputError as exc:
+        return "error", str(exc)
+
+
+def read_bytes(data: bytes) -> Release:
+    return release_from_bytes(data, "r.json")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(releases())
+def test_a_canonical_file_reads_fast_to_the_same_release_and_writes_back_the_same_bytes(release: Release) -> None:
+    data = canonical_text(release)
+    escaped = b"\\" in data
+    assert (parse_canonical(data) is None) == escaped  # the fast path takes every file without escapes
+    fast = read_bytes(data)
+    assert fast._arrays is not None and fast.dumps().encode("utf-8") == data  # written from the arrays
+    assert fast == validating(data)
+
+
+MUTATIONS = b'[]{},:"@0 1a\\\n'
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(releases(), st.data())
+def test_a_mutated_file_reads_fast_as_it_reads_validated(release: Release, data: st.DataObject) -> None:
+    text = bytearray(canonical_text(release))
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(text) - 1))
+        how = data.draw(st.sampled_from(["delete", "replace", "insert", "duplicate"]))
+        byte = data.draw(st.sampled_from(list(MUTATIONS)))
+        if how == "delete":
+            del text[at]
+        elif how == "replace":
+            text[at] = byte
+        elif how == "insert":
+            text.insert(at, byte)
+        else:
+            text[at:at] = text[at : at + data.draw(st.integers(1, 12))]
+    assert outcome(read_bytes, bytes(text)) == outcome(validating, bytes(text))
+
+
+def swapped_rows(release: Release) -> Release:
+    chunk = next(ch for c in release.clusters for ch in c.record_chunks if len({tuple(r) for r in ch}) > 1)
+    chunk.reverse()
+    return release
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda obj: obj["clusters"][0].update(size=0), "invalid release at $.clusters[0].size: must be at least 1"),
+        (lambda obj: obj["clusters"][1].update(id="c0"), "duplicate cluster id 'c0'"),
+        (lambda obj: obj["joint_clusters"][0]["members"].append("zz"), "no cluster with id 'zz'"),
+        (lambda obj: obj["joint_clusters"][0].update(id="c0"), "duplicate cluster id 'c0'"),
+        (lambda obj: obj["clusters"][0]["record_chunks"][0][0].append("b"), "an item is repeated"),
+        (lambda obj: obj["clusters"][0]["record_chunks"][0].append([]), "empty sub-record"),
+        (lambda obj: obj["clusters"][0]["term_chunk"].append(""), "empty item label"),
+        (lambda obj: obj["clusters"][0].update(size=1), "2 sub-records in a cluster of size 1"),
+        (lambda obj: obj["clusters"][0].update(size=2**31 - 1), "must be at most"),
+        (lambda obj: obj["clusters"][0].update(extra=1), "unknown field"),
+        (lambda obj: obj.update(records=[]), "publishes clusters, not records"),
+    ],
+)
+def test_what_the_validating_reader_refuses_the_fast_reader_refuses_with_its_message(
+    tmp_path: Path, change: object, problem: str
+) -> None:
+    release = Release(
+        "disassociated",
+        {"k": 2},
+        {},
+        {},
+        [Cluster("c0", 2, [[["a", "b"], ["b"]]], ["t"]), Cluster("c1", 2, [[["a"], ["a"]]], [])],
+        [JointCluster("j0", ["c0", "c1"], [[["x"], ["x"]]])],
+    )
+    obj = release.to_json()
+    change(obj)  # type: ignore[operator]
+    path = tmp_path / "r.json"
+    path.write_text(json_text(obj), encoding="utf-8")
+    with pytest.raises(InputError, match="invalid release at") as caught:
+        read_release(path)
+    assert problem in str(caught.value)
+
+
+def test_a_valid_file_in_another_layout_reads_the_validating_way_and_writes_canonically(tmp_path: Path) -> None:
+    release = Release(
+        "disassociated", {"k": 2}, {}, {}, [Cluster("c0", 3, [[["b"], ["a", "b"], ["a"]]], ["t", "s"])], []
+    )
+    canonical = canonical_text(release)
+    obj = json.loads(canonical)
+    obj["clusters"][0]["record_chunks"][0].reverse()  # rows out of canonical order
+    path = tmp_path / "r.json"
+    for text in (json.dumps(obj, indent=1), json_text(obj)):
+        path.write_text(text, encoding="utf-8")
+        assert parse_canonical(path.read_bytes()) is None
+        read = read_release(path)
+        assert read.clusters[0].record_chunks[0] == obj["clusters"][0]["record_chunks"][0]  # as in the file
+        assert read.dumps().encode("utf-8") == canonical
+
+
+def test_version_1_files_read_the_validating_way(tmp_path: Path) -> None:
+    release = Release("sanitized", {"k": 2}, {}, {}, records=[["a"]])
+    obj = {key: value for key, value in release.to_json().items() if key != "claims"}
+    obj["format"] = "privtool-release/1"
+    data = json_text(obj).encode("utf-8")
+    assert parse_canonical(data) is None  # the envelope is not version 2's
+    read = read_bytes(data)
+    assert read.format == "privtool-release/1" and read.records == [["a"]] and read.claims_derived
