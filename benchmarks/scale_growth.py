@@ -1,0 +1,226 @@
+"""How cost grows: the scale run's stages over several sizes, time and peak memory per record.
+
+    python benchmarks/scale_growth.py run --label after --records 500000,1000000,2000000,5000000
+    python benchmarks/scale_growth.py plot benchmarks/out/growth/before.json benchmarks/out/growth/after.json \\
+        --png docs/results/scale-growth.png
+
+``run`` makes (once) a ``privtool synth --like bms-pos --records N --seed 1``
+file per size under ``DIR/data/``, then runs, per size and in the order given,
+the pipeline of ``benchmarks/scale_dask.py`` (disassociate with REFINE,
+sanitize with safe-disassociation, verify without the original,
+faithfulness), each stage as the real command line with ``--executor dask
+--workers W``, measured as there: wall and CPU seconds (the stage process and
+its Dask workers), peak resident memory of the stage process and of its
+largest worker (sampled ``VmHWM``), the load average before and after. The
+results go to ``DIR/LABEL.json`` after every stage, so an interrupted run
+keeps what finished (``--resume`` skips the stages already there). Outputs
+of the stages go to ``DIR/LABEL/N/``; the data files are shared by the labels.
+
+``plot`` draws time and peak memory per record against the number of records
+(log x, one line per stage, one line style per results file) and prints, per
+file and stage, the flatness ratio (the largest per-record figure over the
+smallest across the sizes), the pipeline's wall time per size, and the stage
+process's memory per million records (least-squares slope of its peak against N).
+"""
+
+from __future__ import annotations
+
+import argparse
+import calendar
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from scale_dask import STAGES, executor_options, stage, stage_commands
+
+PIPELINE = STAGES[1:]  # synth excluded
+MIB = 1024 * 1024
+
+
+def git_head() -> str:
+    """The commit of the privtool being measured (the installed package's checkout), or ``unknown``."""
+    import privtool
+
+    where = Path(privtool.__file__).resolve().parent
+    done = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def run(opts: argparse.Namespace) -> None:
+    out = opts.json or opts.dir / f"{opts.label}.json"
+    record = load(out) if opts.resume else {}
+    record.update({"label": opts.label, "workers": opts.workers, "commit": opts.commit or git_head()})
+    record.setdefault("sizes", {})
+    executor = executor_options(opts.workers, None)
+    for records in (int(n) for n in opts.records.split(",")):
+        data = opts.dir / "data" / f"pos-{records}.dat"
+        work = opts.dir / opts.label / str(records)
+        work.mkdir(parents=True, exist_ok=True)
+        data.parent.mkdir(parents=True, exist_ok=True)
+        commands = stage_commands(data, work, records, executor)
+        size = record["sizes"].setdefault(str(records), {"stages": []})
+        if not data.exists():
+            size["synth"] = stage("synth", commands["synth"], work)
+        done = {s["stage"] for s in size["stages"]}
+        for name in opts.stages.split(","):
+            if name in done:
+                continue
+            left = opts.deadline - time.time() if opts.deadline else None
+            if left is not None and left <= 0:
+                break
+            result = stage(name, commands[name], work, left)
+            if name in ("verify", "faithfulness") and result.get("finished", True):
+                report = json.loads((work / f"{name}.out").read_text())
+                result["verdict"] = report["verdict"]  # faithfulness alone: INCOMPLETE, the claims need the rest
+                result["certificates"] = {c["guarantee"]: c["holds"] for c in report["certificates"]}
+            size["stages"].append(result)
+            out.write_text(json.dumps(record, indent=1) + "\n")
+            if not result.get("finished", True):
+                break
+        print(f"{records} records: {sum(s['wall_s'] for s in size['stages']):.1f} s wall", flush=True)
+    out.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def per_record(record: dict[str, Any]) -> dict[str, dict[str, list[tuple[int, float, float, float]]]]:
+    """Per stage: (records, wall us/record, CPU us/record, peak bytes/record of the larger of main and worker)."""
+    table: dict[str, list[tuple[int, float, float, float]]] = {}
+    for n, size in sorted(record["sizes"].items(), key=lambda kv: int(kv[0])):
+        records = int(n)
+        for s in size["stages"]:
+            if not s.get("finished", True):
+                continue
+            peak = max(s["peak_mib"], s.get("peak_worker_mib", 0.0)) * MIB
+            table.setdefault(s["stage"], []).append(
+                (records, s["wall_s"] / records * 1e6, s["cpu_s"] / records * 1e6, peak / records)
+            )
+    return {"stages": table}
+
+
+def slope_mib_per_million(points: list[tuple[int, float]]) -> float:
+    """Least-squares slope of peak MiB against millions of records."""
+    xs = [n / 1e6 for n, _ in points]
+    ys = [y for _, y in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else float("nan")
+
+
+def summary(record: dict[str, Any]) -> str:
+    """Markdown: one row per stage and size, then the flatness ratios and the driver's memory per million records."""
+    lines = [
+        f"### {record['label']} (commit {record['commit'][:7]}, {record['workers']} workers)",
+        "",
+        "| records | stage | wall s | CPU s | peak main MiB | peak worker MiB | wall us/rec | CPU us/rec"
+        " | peak B/rec | load before -> after |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for n, size in sorted(record["sizes"].items(), key=lambda kv: int(kv[0])):
+        records = int(n)
+        for s in size["stages"]:
+            peak = max(s["peak_mib"], s.get("peak_worker_mib", 0.0))
+            stopped = "" if s.get("finished", True) else " (stopped unfinished)"
+            lines.append(
+                f"| {records:,} | {s['stage']}{stopped} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | {s['peak_mib']:,.0f} |"
+                f" {s.get('peak_worker_mib', 0.0):,.0f} | {s['wall_s'] / records * 1e6:.1f} |"
+                f" {s['cpu_s'] / records * 1e6:.1f} | {peak * MIB / records:,.0f} |"
+                f" {s['load_before'][0]:.1f} -> {s['load_after'][0]:.1f} |"
+            )
+        if {s["stage"] for s in size["stages"] if s.get("finished", True)} >= set(PIPELINE):
+            total = sum(s["wall_s"] for s in size["stages"] if s["stage"] in PIPELINE)
+            lines.append(f"| {records:,} | **pipeline** | **{total:.1f}** | | | | | | | |")
+    lines += [
+        "",
+        "| stage | sizes | flatness wall/rec | flatness CPU/rec | flatness peak/rec | main MiB per 1M records |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for name, rows in per_record(record)["stages"].items():
+        if len(rows) < 2:
+            continue
+        ratio = [max(r[i] for r in rows) / min(r[i] for r in rows) for i in (1, 2, 3)]
+        mains = [
+            (int(n), s["peak_mib"]) for n, size in record["sizes"].items() for s in size["stages"] if s["stage"] == name
+        ]
+        sizes = ", ".join(f"{r[0] / 1e6:g}M" for r in rows)
+        flat = " | ".join(f"{r:.2f}" for r in ratio)
+        lines.append(f"| {name} | {sizes} | {flat} | {slope_mib_per_million(mains):,.0f} |")
+    return "\n".join(lines)
+
+
+def plot(paths: list[Path], png: Path) -> None:
+    """Time (wall and CPU) and peak memory per record against records, one line per stage and results file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), layout="constrained")
+    styles = ["--", "-", ":", "-."]
+    colours = {name: f"C{i}" for i, name in enumerate(PIPELINE)}
+    sizes: set[int] = set()
+    for path, style in zip(paths, styles, strict=False):
+        record = load(path)
+        sizes |= {int(n) for n in record["sizes"]}
+        print(summary(record) + "\n")
+        for name, rows in per_record(record)["stages"].items():
+            xs = [r[0] for r in rows]
+            label = f"{name} ({record['label']})"
+            for ax, i in zip(axes, (1, 2, 3), strict=True):
+                ax.plot(xs, [r[i] for r in rows], style, marker="o", color=colours.get(name, "k"), label=label)
+    titles = (
+        "wall time per record (us)",
+        "CPU time per record (us, stage + workers)",
+        "peak memory per record (bytes, main or worker)",
+    )
+    for ax, title in zip(axes, titles, strict=True):
+        ax.set_xscale("log")
+        ax.set_xticks(sorted(sizes), [f"{n / 1e6:g}M" for n in sorted(sizes)])
+        ax.minorticks_off()
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("records (synth --like bms-pos)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize=8)
+    fig.suptitle(f"How cost grows: privtool pipeline, --executor dask --workers 2 ({time.strftime('%Y-%m-%d')})")
+    png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    running = commands.add_parser("run", help="Run the stages over the sizes.")
+    running.add_argument("--records", default="500000,1000000,2000000,5000000", help="Comma-separated sizes, in order.")
+    running.add_argument("--label", default="after", help="Names the results file and the output folder.")
+    running.add_argument("--workers", type=int, default=2)
+    running.add_argument("--dir", type=Path, default=Path("benchmarks/out/growth"))
+    running.add_argument("--json", type=Path, default=None, help="Results file (default DIR/LABEL.json).")
+    running.add_argument("--stages", default=",".join(PIPELINE), help="Comma-separated subset of the pipeline.")
+    running.add_argument("--resume", action="store_true", help="Keep the results file's stages and skip them.")
+    running.add_argument(
+        "--deadline",
+        type=lambda t: calendar.timegm(time.strptime(time.strftime("%Y-%m-%d ") + t, "%Y-%m-%d %H:%M")),
+        default=None,
+        help="HH:MM UTC today: a stage still running then is stopped and recorded as unfinished.",
+    )
+    running.add_argument("--commit", default=None, help="Record this commit (default: the installed privtool's HEAD).")
+    plotting = commands.add_parser("plot", help="Plot and summarise results files.")
+    plotting.add_argument("results", type=Path, nargs="+")
+    plotting.add_argument("--png", type=Path, default=Path("docs/results/scale-growth.png"))
+    opts = parser.parse_args()
+    if opts.command == "run":
+        run(opts)
+    else:
+        plot(opts.results, opts.png)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
