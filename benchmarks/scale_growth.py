@@ -166,10 +166,10 @@ def plot(paths: list[Path], png: Path) -> None:
     sizes: set[int] = set()
     for path, style in zip(paths, styles, strict=False):
         record = load(path)
-        sizes |= {int(n) for n in record["sizes"]}
         print(summary(record) + "\n")
         for name, rows in per_record(record)["stages"].items():
             xs = [r[0] for r in rows]
+            sizes.update(xs)  # a size with no finished stage gets no tick
             label = f"{name} ({record['label']})"
             for ax, i in zip(axes, (1, 2, 3), strict=True):
                 ax.plot(xs, [r[i] for r in rows], style, marker="o", color=colours.get(name, "k"), label=label)
