@@ -161,17 +161,24 @@ class ClusterViews(Sequence[ClusterView]):
     def __getitem__(self, n: int | slice) -> ClusterView | list[ClusterView]:
         if isinstance(n, slice):
             return [self[i] for i in range(*n.indices(len(self)))]
-        a = self.arrays
-        term = a.term_items[a.term_offsets[n] : a.term_offsets[n + 1]]
         return (
             self.ids[n],
             self.sizes[n],
             self._chunks(n),
-            tuple(a.labels[c] for c in term.tolist()),
+            self.term_chunk(n),
             tuple((joint, self.shared(joint)) for joint in self.chains[n]),
             self.m,
             self.k,
         )
+
+    def record_chunks(self, n: int) -> tuple[Rows, ...]:
+        """The record chunks of cluster ``n``."""
+        return self._chunks(n)
+
+    def term_chunk(self, n: int) -> tuple[str, ...]:
+        """The term chunk of cluster ``n``."""
+        a = self.arrays
+        return tuple(a.labels[c] for c in a.term_items[a.term_offsets[n] : a.term_offsets[n + 1]].tolist())
 
     def __iter__(self) -> Iterator[ClusterView]:
         return (self[n] for n in range(len(self)))
