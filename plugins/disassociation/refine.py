@@ -36,7 +36,7 @@ from privtool.dataset import Dataset
 
 from .horpart import occurrences
 from .publish import cluster_layout, project, simple_members
-from .verpart import cluster_terms, greedy_chunks
+from .verpart import cluster_terms, greedy_chunks, pair_greedy_chunks
 
 WALK_BLOCK = 200_000
 """Residual entries examined per vectorised step of a pass (bounds its temporaries)."""
@@ -241,8 +241,10 @@ def _shared_chunks(
     projection the release publishes (:func:`.publish.project`, one chunk per
     joint over its lifted terms): every record is read once, however many
     joints hold it. Supports and bitsets of consecutive joints are then
-    computed together (:func:`.verpart.cluster_terms`), about
-    :data:`SHARED_BATCH_OCCURRENCES` lifted occurrences at a time."""
+    computed together (:func:`.verpart.cluster_terms`; for m = 2, pair counts
+    instead, :func:`.verpart.pair_greedy_chunks`: a shared sub-record seldom
+    holds two terms), about :data:`SHARED_BATCH_OCCURRENCES` lifted
+    occurrences at a time."""
     if not len(lifted):
         return []
     layout = cluster_layout(len(clusters), simple_members(plans))
@@ -259,13 +261,12 @@ def _shared_chunks(
     while lo < len(plans):
         hi = int(np.searchsorted(occ_bounds, occ_bounds[lo] + SHARED_BATCH_OCCURRENCES, side="right")) - 1
         hi = min(max(hi, lo + 1), len(plans))
-        batch = cluster_terms(
-            np.diff(row_bounds[lo : hi + 1]),
-            record_sizes[row_bounds[lo] : row_bounds[hi]],
-            term[occ_bounds[lo] : occ_bounds[hi]],
-            k,
-        )
-        out.extend(list(greedy_chunks(terms, k, m)) for terms in batch)
+        unit = (np.diff(row_bounds[lo : hi + 1]), record_sizes[row_bounds[lo] : row_bounds[hi]])
+        lifted_terms = term[occ_bounds[lo] : occ_bounds[hi]]
+        if m == 2:
+            out.extend(pair_greedy_chunks(*unit, lifted_terms, k))
+        else:
+            out.extend(list(greedy_chunks(terms, k, m)) for terms in cluster_terms(*unit, lifted_terms, k))
         lo = hi
     return out
 
