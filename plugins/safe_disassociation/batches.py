@@ -4,11 +4,11 @@ changed (issue 20: no Python object per item occurrence in the driver).
 
 An *owner* is a cluster (its record chunks) or a joint cluster (its shared
 chunks), numbered as in :attr:`privtool.release_arrays.ReleaseArrays.owner_offsets`.
-:func:`owner_batches` cuts consecutive owners of one kind into
-:class:`ChunkBatch` es of about ``unit_occurrences`` item occurrences (slices of
+:class:`OwnerBatches` cuts consecutive owners of one kind into batches
+(:class:`OwnerBatch`) of about ``unit_occurrences`` item occurrences (slices of
 the release's arrays, rebased to 0): one opaque unit per executor task. A worker
 builds label rows only for the chunks it must look at
-(:meth:`ChunkBatch.chunks`); what comes back is the content of every repaired
+(:meth:`OwnerBatch.chunks`); what comes back is the content of every repaired
 chunk as a :class:`CodedChunk` (codes in canonical order) or ``None`` for a
 removed chunk, and :func:`apply_changes` gathers the new arrays from the old
 ones and those changes in a few vectorised passes.
@@ -46,10 +46,10 @@ class CodedChunk:
 
 
 class LabelChunks(Sequence[list[list[str]]]):
-    """The chunks of one owner of a :class:`ChunkBatch` as label rows, each
+    """The chunks of one owner of a :class:`OwnerBatch` as label rows, each
     built when asked for (fresh lists every time)."""
 
-    def __init__(self, batch: ChunkBatch, owner: int, labels: np.ndarray) -> None:
+    def __init__(self, batch: OwnerBatch, owner: int, labels: np.ndarray) -> None:
         self._batch = batch
         self._first = int(batch.owner_offsets[owner])
         self._count = int(batch.owner_offsets[owner + 1]) - self._first
@@ -78,7 +78,7 @@ class LabelChunks(Sequence[list[list[str]]]):
 
 
 @dataclass(frozen=True, eq=False)
-class ChunkBatch:
+class OwnerBatch:
     """Consecutive owners of one ``kind`` as CSR arrays, each starting at 0:
     owner ``first + o`` (its id ``ids[o]``) has the chunks
     ``owner_offsets[o] .. owner_offsets[o + 1] - 1``, a chunk the rows cut by
@@ -121,45 +121,62 @@ def largest_chunks(owner_offsets: Ints, chunk_rows: Ints) -> Ints:
     return out
 
 
-def owner_batches(
-    arrays: ReleaseArrays,
-    kind: str,
-    owners: range,
-    ids: Sequence[str],
-    records: Ints,
-    capacity: Ints,
-    unit_occurrences: int,
-) -> list[ChunkBatch]:
-    """The ``owners`` (consecutive positions in ``owner_offsets``, all of
-    ``kind``, with these ``ids``, ``records`` and ``capacity``) as batches of
-    about ``unit_occurrences`` item occurrences each (a larger owner alone)."""
-    if not len(owners):
-        return []
-    chunk_cut = arrays.owner_offsets[owners.start : owners.stop + 1]
-    occurrence_cut = arrays.row_offsets[arrays.chunk_offsets[chunk_cut]]
-    ends = occurrence_cut[1:] - occurrence_cut[0]
-    cuts = np.searchsorted(ends, np.arange(unit_occurrences, int(ends[-1]), unit_occurrences), side="right")
-    batches = []
-    for a, b in pairwise([0, *np.unique(cuts).tolist(), len(owners)]):
-        if a >= b:
-            continue
+class OwnerBatches(Sequence[OwnerBatch]):
+    """The ``owners`` of ``arrays`` (consecutive positions in ``owner_offsets``,
+    all of ``kind``, with these ``ids``, ``records`` and ``capacity``) as
+    batches of about ``unit_occurrences`` item occurrences each (a larger
+    owner alone), each built when it is asked for: a map holds only the
+    batches in flight."""
+
+    def __init__(
+        self,
+        arrays: ReleaseArrays,
+        kind: str,
+        owners: range,
+        ids: Sequence[str],
+        records: Ints,
+        capacity: Ints,
+        unit_occurrences: int,
+    ) -> None:
+        self._arrays, self._kind, self._first = arrays, kind, owners.start
+        self._ids, self._records, self._capacity = ids, records, capacity
+        self._chunk_cut = arrays.owner_offsets[owners.start : owners.stop + 1]
+        occurrence_cut = arrays.row_offsets[arrays.chunk_offsets[self._chunk_cut]]
+        ends = occurrence_cut[1:] - occurrence_cut[0]
+        targets = np.arange(unit_occurrences, int(ends[-1]) if len(ends) else 0, unit_occurrences)
+        cuts = np.unique(np.r_[0, np.searchsorted(ends, targets, side="right"), len(owners)])
+        self._cuts = cuts.tolist() if len(owners) else [0]
+
+    def __len__(self) -> int:
+        return len(self._cuts) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> OwnerBatch: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[OwnerBatch]: ...
+
+    def __getitem__(self, index: int | slice) -> OwnerBatch | list[OwnerBatch]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        a, b = self._cuts[index % len(self)], self._cuts[index % len(self) + 1]
+        arrays, chunk_cut = self._arrays, self._chunk_cut
         c0, c1 = int(chunk_cut[a]), int(chunk_cut[b])
         r0, r1 = int(arrays.chunk_offsets[c0]), int(arrays.chunk_offsets[c1])
         i0, i1 = int(arrays.row_offsets[r0]), int(arrays.row_offsets[r1])
-        batches.append(
-            ChunkBatch(
-                kind,
-                owners.start + a,
-                tuple(ids[a:b]),
-                records[a:b],
-                capacity[a:b],
-                chunk_cut[a : b + 1] - c0,
-                arrays.chunk_offsets[c0 : c1 + 1] - r0,
-                arrays.row_offsets[r0 : r1 + 1] - i0,
-                arrays.items[i0:i1],
-            )
+        return OwnerBatch(
+            self._kind,
+            self._first + a,
+            tuple(self._ids[a:b]),
+            self._records[a:b],
+            self._capacity[a:b],
+            chunk_cut[a : b + 1] - c0,
+            arrays.chunk_offsets[c0 : c1 + 1] - r0,
+            arrays.row_offsets[r0 : r1 + 1] - i0,
+            arrays.items[i0:i1],
         )
-    return batches
 
 
 def rows_after(arrays: ReleaseArrays, changes: Mapping[int, CodedChunk | None]) -> Ints:

@@ -61,7 +61,7 @@ from privtool.release import Release, canonical_itemset
 from privtool.release_arrays import ReleaseArrays
 from privtool.trail import Trail
 
-from .batches import ChunkBatch, CodedChunk, apply_changes, largest_chunks, owner_batches, rows_after
+from .batches import CodedChunk, OwnerBatch, OwnerBatches, apply_changes, largest_chunks, rows_after
 from .partial import Suppression, apply_suppression, draw_suppression, failed_preconditions
 
 if TYPE_CHECKING:
@@ -290,7 +290,7 @@ class BatchResult:
 
 
 def sanitize_batch(
-    k: int, m: int, seeds: SeedSplitter, variant: Variant, labels: tuple[str, ...], batch: ChunkBatch
+    k: int, m: int, seeds: SeedSplitter, variant: Variant, labels: tuple[str, ...], batch: OwnerBatch
 ) -> BatchResult:
     """:func:`sanitize_chunks` on every owner of ``batch`` (a top-level
     function, for ``ctx.map``): the vulnerable chunks are found in one
@@ -410,7 +410,7 @@ def safe_disassociate(
     def run(
         kind: str, owners: range, ids: Sequence[str], records: np.ndarray, capacity: np.ndarray
     ) -> list[BatchResult]:
-        batches = owner_batches(arrays, kind, owners, ids, records, capacity, ctx.unit_occurrences)
+        batches = OwnerBatches(arrays, kind, owners, ids, records, capacity, ctx.unit_occurrences)
         return ctx.map(work, batches, "safe disassociation" + ("" if kind == RECORD else " (shared chunks)"))
 
     records = np.maximum(arrays.cluster_sizes, largest[:n_clusters])
