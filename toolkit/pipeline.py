@@ -39,6 +39,7 @@ from .publishable import split_stats
 from .registry import Registry
 from .release import Release, json_text, release_from_bytes, release_from_json
 from .release_bytes import ENVELOPE
+from .release_slices import checked_content
 from .trail import trail_from_json
 
 
@@ -149,11 +150,16 @@ def check_release(
     the content checked here, given the ``provenance`` and ``stats`` that
     stamping puts in the envelope.
 
-    A release held as canonical CSR arrays (disassociation's) is checked
-    without nested lists: its file text is assembled from the arrays, read
-    back from those bytes (:func:`privtool.release.release_from_bytes`, which
-    validates everything the JSON reader does) and the structure checks run on
-    what was read. Any other release goes through its canonical JSON object."""
+    A disassociated release held as CSR arrays is checked without nested
+    lists and with bounded memory: its content is written and read back a
+    slice of clusters at a time and each slice compared with the arrays
+    (:func:`privtool.release_slices.checked_content`), its envelope written and
+    read back on its own (:func:`read_back`, which validates everything the
+    JSON reader does), and the structure checks run on the arrays, which are
+    what was read. When a slice does not read back the fast way, or for
+    another kind held as canonical arrays, the whole file text is assembled
+    from the arrays, read back and checked as read. Any other release goes
+    through its canonical JSON object."""
     from .verifiers.structure import Unreachable, check_structure
 
     label = describe(producer.kind, producer.name)
@@ -163,7 +169,37 @@ def check_release(
 
     release = outcome.release
     arrays = release.backing_arrays
-    if arrays is not None and arrays.is_canonical():
+    content = checked_content(arrays) if arrays is not None and release.kind == "disassociated" else None
+    if arrays is not None and content is not None:
+        # the content was written and read back a slice at a time; the envelope is read back on its own
+        shell = Release(
+            kind=release.kind,
+            params=release.params,
+            provenance=release.provenance,
+            stats=release.stats,
+            hierarchy=release.hierarchy,
+            claims=release.claims,
+        )
+        try:
+            back = read_back(shell.dumps())
+        except InputError as exc:
+            raise unreadable(exc) from None
+        subject = Release.from_arrays(
+            arrays,
+            back.kind,
+            params=back.params,
+            provenance=back.provenance,
+            stats=back.stats,
+            hierarchy=back.hierarchy,
+            claims=back.claims,
+            format=back.format,
+        )
+
+        def text(provenance: dict[str, Any], stats: dict[str, Any]) -> str:
+            shell.provenance, shell.stats = provenance, stats
+            return shell.dumps()[: -len(_NO_CONTENT)] + "," + content + "}\n"
+
+    elif arrays is not None and arrays.is_canonical():
         canonical = release.canonical()
         checked = canonical.dumps()
         try:  # first what privtool could not even read back (an empty label, an empty sub-record, ...)
@@ -198,6 +234,10 @@ def check_release(
     if problems:
         raise PluginFault(plugin_of(producer), label, f"made a release that is not well formed: {problems[0]}")
     return text
+
+
+_NO_CONTENT = ',"clusters":[],"joint_clusters":[]}\n'
+"""How the file text of a disassociated release without clusters ends."""
 
 
 def with_envelope(text: str, fields: dict[str, Any]) -> str:
