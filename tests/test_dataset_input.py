@@ -61,6 +61,10 @@ def test_content_text_is_the_records_line_by_line(records: list[list[str]], own_
     text = "".join(" ".join(record) + "\n" for record in dataset.to_label_records()).encode("utf-8")
     assert dataset.content_text() == text
     assert dataset.content_sha256() == hashlib.sha256(text).hexdigest()
+    for occurrences in (1, 2, 5):  # pieces of whole records, however small
+        blocks = list(dataset.content_blocks(occurrences))
+        assert b"".join(blocks) == text
+        assert all(block.endswith(b"\n") for block in blocks)
 
 
 @settings(max_examples=60, deadline=None)

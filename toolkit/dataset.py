@@ -14,7 +14,7 @@ import functools
 import hashlib
 import itertools
 import operator
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -24,6 +24,10 @@ import numpy as np
 Item = str | int
 """An item as :meth:`Dataset.from_records` takes it: a label, or an integer
 (``int`` or a numpy integer) that stands for its decimal text."""
+
+
+CONTENT_BLOCK_OCCURRENCES = 1 << 20
+"""Item occurrences per piece of :meth:`Dataset.content_blocks`."""
 
 
 @functools.cache
@@ -262,10 +266,16 @@ class Dataset:
 
     @cached_property
     def item_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`transpose`, computed once (it lives as long as the dataset)."""
+        return self.transpose()
+
+    def transpose(self) -> tuple[np.ndarray, np.ndarray]:
         """The transpose (CSC): ``(item_ptr, records)``; the records holding item
-        ``j`` are ``records[item_ptr[j]:item_ptr[j+1]]``, ascending."""
+        ``j`` are ``records[item_ptr[j]:item_ptr[j+1]]``, ascending. Computed
+        afresh, and nothing is kept on the dataset: a caller that needs it for
+        a while (HORPART) drops it when done."""
         order = np.argsort(self.items, kind="stable")
-        records = self.record_of_occurrence[order]
+        records = np.repeat(np.arange(self.n_records, dtype=np.int64), self.sizes)[order]
         item_ptr = np.zeros(self.n_items + 1, dtype=np.int64)
         np.cumsum(self.supports, out=item_ptr[1:])
         return item_ptr, records
@@ -347,30 +357,35 @@ class Dataset:
 
     @cached_property
     def _content_sha256(self) -> str:
-        return hashlib.sha256(self.content_text()).hexdigest()
+        digest = hashlib.sha256()
+        for block in self.content_blocks():
+            digest.update(block)
+        return digest.hexdigest()
 
     def content_text(self) -> bytes:
         """The UTF-8 text :meth:`content_sha256` hashes: for each record, its
         labels (in stored order) joined by spaces, then a newline (an empty
-        record is a lone newline). Built without a Python object per item
-        occurrence: each occurrence is its label's bytes, gathered from the
-        encoded vocabulary, and one separator byte."""
+        record is a lone newline)."""
+        return b"".join(self.content_blocks())
+
+    def content_blocks(self, occurrences: int = CONTENT_BLOCK_OCCURRENCES) -> Iterator[bytes]:
+        """:meth:`content_text` in consecutive pieces of whole records, about
+        ``occurrences`` item occurrences each (one record may hold more), so
+        that hashing a large dataset needs temporaries of one piece only.
+        Built without a Python object per item occurrence: each occurrence is
+        its label's bytes, gathered from the encoded vocabulary, and one
+        separator byte."""
         encoded = [label.encode("utf-8") for label in self.labels]
-        vocab_lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        vocabulary = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        lengths = vocab_lengths[self.items]
-        pieces = np.r_[0, np.cumsum(lengths + 1)]  # bytes of the occurrences before each occurrence
-        empties_before = np.cumsum(self.sizes == 0) - (self.sizes == 0)  # empty records before each record
-        starts = pieces[:-1] + np.repeat(empties_before, self.sizes)
-        text = np.full(int(pieces[-1]) + int(np.count_nonzero(self.sizes == 0)), ord("\n"), dtype=np.uint8)
-        within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        text[np.repeat(starts, lengths) + within] = vocabulary[
-            np.repeat(np.cumsum(vocab_lengths)[self.items] - lengths, lengths) + within
-        ]
-        last = np.zeros(len(self.items), dtype=bool)  # the occurrence ends its record: a newline follows
-        last[self.indptr[1:][self.sizes > 0] - 1] = True
-        text[(starts + lengths)[~last]] = ord(" ")
-        return text.tobytes()
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        vocabulary = _Vocabulary(
+            np.frombuffer(b"".join(encoded), dtype=np.uint8), lengths, np.cumsum(lengths) - lengths
+        )
+        first = 0
+        while first < self.n_records:
+            last = max(int(np.searchsorted(self.indptr, self.indptr[first] + occurrences, side="right")) - 1, first + 1)
+            bounds = self.indptr[first : last + 1]
+            yield _lines(bounds - bounds[0], self.items[bounds[0] : bounds[-1]], vocabulary)
+            first = last
 
     def __len__(self) -> int:
         return self.n_records
@@ -396,3 +411,30 @@ def _sort_dedup(indptr: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.n
     new_indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=new_indptr[1:])
     return new_indptr, np.ascontiguousarray(items, dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """Every label's UTF-8 bytes, concatenated (``text``), with each label's
+    ``lengths`` and ``starts`` in it."""
+
+    text: np.ndarray
+    lengths: np.ndarray
+    starts: np.ndarray
+
+
+def _lines(indptr: np.ndarray, items: np.ndarray, vocabulary: _Vocabulary) -> bytes:
+    """The text of the records ``items`` cut by ``indptr`` (starting at 0), as
+    :meth:`Dataset.content_text` writes them."""
+    sizes = np.diff(indptr)
+    lengths = vocabulary.lengths[items]
+    pieces = np.r_[0, np.cumsum(lengths + 1)]  # bytes of the occurrences before each occurrence
+    empties_before = np.cumsum(sizes == 0) - (sizes == 0)  # empty records before each record
+    starts = pieces[:-1] + np.repeat(empties_before, sizes)
+    text = np.full(int(pieces[-1]) + int(np.count_nonzero(sizes == 0)), ord("\n"), dtype=np.uint8)
+    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    text[np.repeat(starts, lengths) + within] = vocabulary.text[np.repeat(vocabulary.starts[items], lengths) + within]
+    last = np.zeros(len(items), dtype=bool)  # the occurrence ends its record: a newline follows
+    last[indptr[1:][sizes > 0] - 1] = True
+    text[(starts + lengths)[~last]] = ord(" ")
+    return text.tobytes()

@@ -90,7 +90,7 @@ class _Splitter:
     def __init__(self, dataset: Dataset) -> None:
         self.dataset = dataset
         self.owner = np.zeros(dataset.n_records, dtype=np.int64)
-        self.item_ptr, self.item_rows = dataset.item_index
+        self.item_ptr, self.item_rows = dataset.transpose()  # not cached on the dataset: freed with the splitter
         self.next_id = 0
 
     def counts(self, rows: np.ndarray, ignore: tuple[int, ...], items: np.ndarray | None = None) -> np.ndarray:
