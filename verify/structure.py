@@ -20,9 +20,11 @@ import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from privtool.arrays import unique_int
 from privtool.claims import Claim
 from privtool.components import ClaimModel
 from privtool.contracts import stats_problem
@@ -62,6 +64,14 @@ class Subject:
     release: Release
     original: Dataset | None
     models: Mapping[str, ClaimModel]
+
+    @cached_property
+    def joint_parents(self) -> dict[str, str]:
+        """:func:`~.reconstruction_bounds.joint_parents` of the release, worked
+        out once for all the checks that read it (raises
+        :class:`~.reconstruction_bounds.OverlappingJointClusters` each time
+        when the joint clusters do not nest). Read-only."""
+        return joint_parents(self.release)
 
 
 def claim_problems(claim: Claim, kind: str | None, models: Mapping[str, ClaimModel]) -> list[tuple[str, str]]:
@@ -150,7 +160,7 @@ def joint_clusters_nest(subject: Subject) -> Iterator[StructureProblem]:
     Terrovitis et al. 2012 Section 4.3), and none lists itself under itself."""
     release = subject.release
     try:
-        joint_parents(release)
+        _ = subject.joint_parents  # raises when the joint clusters cross
     except OverlappingJointClusters as exc:
         node = str(exc.args[0])
         joint = next((i for i, jid in enumerate(_joint_ids(release)) if jid == node), None)
@@ -195,7 +205,7 @@ def chunk_domains_disjoint(subject: Subject) -> Iterator[StructureProblem]:
     if release.kind != "disassociated":
         return
     try:
-        parent = joint_parents(release)
+        parent = subject.joint_parents
     except OverlappingJointClusters:
         return  # reported by joint_clusters_nest
     arrays = release.backing_arrays
@@ -242,7 +252,7 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     span = len(arrays.labels) + 1
     item_chunk = np.repeat(np.repeat(np.arange(n_chunks, dtype=np.int64), arrays.chunk_rows), arrays.row_lengths)
     term_chunk = n_chunks + np.repeat(np.arange(n_clusters, dtype=np.int64), np.diff(arrays.term_offsets))
-    pairs = np.unique(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items])
+    pairs = unique_int(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items])
     chunk, item = np.divmod(pairs, span)
     owner = np.where(chunk < n_chunks, 0, chunk - n_chunks)  # a term chunk's cluster
     inside = chunk < n_chunks
@@ -310,7 +320,7 @@ def sub_records_within_sizes(subject: Subject) -> Iterator[StructureProblem]:
     if release.kind != "disassociated" or not _joint_ids(release):
         return
     try:
-        parent = joint_parents(release)
+        parent = subject.joint_parents
     except OverlappingJointClusters:
         return
     arrays = release.backing_arrays

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from privtool.arrays import concat_ranges, lexicographic_order, rank_in_runs, run_starts, stable_order, unique_int
-from privtool.chain import Disassociation
+from privtool.chain import Disassociation, JointPlan
 from privtool.components import Outcome
 from privtool.dataset import Dataset, label_sort_key
 from privtool.release import Release
@@ -41,11 +41,11 @@ from privtool.trail import Trail
 from .horpart import occurrences
 
 
-def simple_members(dis: Disassociation) -> list[list[int]]:
+def simple_members(plans: list[JointPlan]) -> list[list[int]]:
     """For every joint plan, the indexes of the simple clusters under it
     (nested joints resolved; a plan names only earlier plans), ascending."""
     out: list[list[int]] = []
-    for plan in dis.joints:
+    for plan in plans:
         members: list[int] = []
         for kind, index in plan.members:
             members.extend(out[index] if kind == "j" else (index,))
@@ -77,6 +77,18 @@ class Layout:
     runs_joint: np.ndarray
     runs_lo: np.ndarray
     runs_hi: np.ndarray
+
+    def joint_entries(self, joint: np.ndarray, term: np.ndarray, chunk: np.ndarray) -> np.ndarray:
+        """Rows ``(lo, hi, term, chunk)`` for :func:`project`: the terms
+        ``term`` of joint plans ``joint``, of chunks ``chunk``, once per run of
+        the plan's clusters."""
+        runs = np.argsort(self.runs_joint, kind="stable")
+        bounds = np.searchsorted(self.runs_joint[runs], np.arange(int(joint.max(initial=-1)) + 2))
+        per_entry = (bounds[1:] - bounds[:-1])[joint]
+        run = runs[concat_ranges(bounds[:-1][joint], per_entry)]
+        return np.stack(
+            [self.runs_lo[run], self.runs_hi[run], np.repeat(term, per_entry), np.repeat(chunk, per_entry)], axis=1
+        ).reshape(-1, 4)
 
 
 def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
@@ -221,27 +233,14 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     the release is backed by its CSR arrays (:class:`privtool.release_arrays.ReleaseArrays`),
     built here in canonical order."""
     rank = canonical_ranks(dataset)
-    joint_members = simple_members(dis)
+    joint_members = simple_members(dis.joints)
     layout = cluster_layout(len(dis.clusters), joint_members)
     owner, terms, chunk = _domain_table([list(c.record_chunks) for c in dis.chunks])
     lo = layout.position[owner]
     record_entries = np.stack([lo, lo + 1, terms, chunk], axis=1)
     n_record_chunks = sum(len(c.record_chunks) for c in dis.chunks)
     owner, terms, chunk = _domain_table(shared_domains(dis))
-    # each shared term once per run of its joint's clusters
-    runs = np.argsort(layout.runs_joint, kind="stable")
-    run_bounds = np.searchsorted(layout.runs_joint[runs], np.arange(len(dis.joints) + 1))
-    per_entry = (run_bounds[1:] - run_bounds[:-1])[owner]
-    run = runs[concat_ranges(run_bounds[:-1][owner], per_entry)]
-    shared_entries = np.stack(
-        [
-            layout.runs_lo[run],
-            layout.runs_hi[run],
-            np.repeat(terms, per_entry),
-            np.repeat(chunk + n_record_chunks, per_entry),
-        ],
-        axis=1,
-    )
+    shared_entries = layout.joint_entries(owner, terms, chunk + n_record_chunks)
     n_chunks = n_record_chunks + sum(len(plan.shared_chunks) for plan in dis.joints)
     row_chunk, row_items, row_offsets = project(
         dataset, rank, dis.clusters, layout, np.concatenate([record_entries, shared_entries])
