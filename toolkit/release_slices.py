@@ -24,7 +24,7 @@ writes and reads the whole release, which names the problem.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -39,6 +39,8 @@ cluster or joint cluster is a slice of its own."""
 _SLICE_ENVELOPE = json_text(
     {"format": FORMAT, "kind": "disassociated", "claims": [], "params": {}, "provenance": {}, "stats": {}}
 )
+_HEAD = len(_SLICE_ENVELOPE.encode("utf-8")) - 1
+"""Where a slice file's content starts (after its envelope's ``}`` turned into ``,``)."""
 _OPEN_CLUSTERS = b'"clusters":['
 _OPEN_JOINTS = b'],"joint_clusters":['
 
@@ -131,7 +133,12 @@ def same_content(read: ReleaseArrays, wrote: ReleaseArrays, code: dict[str, int]
     )
 
 
-def _slices(arrays: ReleaseArrays) -> Iterator[tuple[bool, ReleaseArrays | None]]:
+Slice = tuple[bool, ReleaseArrays | None]
+"""``(is_joint, arrays)``: a slice of clusters or of joint clusters (``None``:
+joint clusters naming a member that is no cluster)."""
+
+
+def _slices(arrays: ReleaseArrays) -> Iterator[Slice]:
     """``(is_joint, slice)`` for every slice of clusters, then of joint clusters."""
     n = arrays.n_clusters
     owner_rows = np.diff(arrays.row_offsets[arrays.chunk_offsets[arrays.owner_offsets]])
@@ -142,29 +149,51 @@ def _slices(arrays: ReleaseArrays) -> Iterator[tuple[bool, ReleaseArrays | None]
         yield True, joint_slice(arrays, a, b)
 
 
-def checked_content(arrays: ReleaseArrays) -> str | None:
+Mapper = Callable[[Callable[[Slice], bytes | None], list[Slice]], list[bytes | None]]
+"""How :func:`checked_content` runs its slices: ``(fn, slices) -> results``
+in order (a :meth:`privtool.context.Context.map`, or :func:`serially`)."""
+
+
+def serially(fn: Callable[[Slice], bytes | None], items: list[Slice]) -> list[bytes | None]:
+    """The slices one after the other, in this process."""
+    return [fn(item) for item in items]
+
+
+def checked_slice(piece: Slice) -> bytes | None:
+    """One slice written and read back (top level, so that executors can
+    pickle it): its clusters' or joint clusters' text as in the whole file
+    (comma-separated objects), or ``None`` when it does not read back the
+    fast way or reads back different."""
+    is_joint, arrays = piece
+    if arrays is None:
+        return None
+    text = canonical_bytes(_SLICE_ENVELOPE, "disassociated", arrays, None)
+    parsed = parse_canonical(text)
+    code = {label: i for i, label in enumerate(arrays.labels)}
+    if parsed is None or not same_content(parsed[1], arrays, code):
+        return None
+    content = text[_HEAD:-2]  # "clusters":[...],"joint_clusters":[...]
+    middle = content.index(_OPEN_JOINTS)  # a key is the only string followed by ':'
+    return content[middle + len(_OPEN_JOINTS) : -1] if is_joint else content[len(_OPEN_CLUSTERS) : middle]
+
+
+def checked_content(arrays: ReleaseArrays, run: Mapper = serially) -> str | None:
     """The content text of the disassociated release held in ``arrays``
     (``"clusters":[...],"joint_clusters":[...]``, as in its file), every
-    slice of it written, read back and found equal to the arrays; ``None``
-    when that fails anywhere (see the module doc)."""
+    slice of it written, read back and found equal to the arrays
+    (:func:`checked_slice`, run through ``run``); ``None`` when that fails
+    anywhere (see the module doc)."""
     n_ids = len(set(arrays.cluster_ids) | set(arrays.joint_ids))
     if n_ids != arrays.n_clusters + arrays.n_joint_clusters or int(arrays.cluster_sizes.sum()) > MAX_RECORDS:
         return None
-    code = {label: i for i, label in enumerate(arrays.labels)}
-    head = len(_SLICE_ENVELOPE.encode("utf-8")) - 1  # a slice's content starts after its envelope's "}" -> ","
-    listed: dict[bool, list[bytes]] = {False: [], True: []}  # non-empty cluster texts, joint cluster texts
-    for is_joint, piece in _slices(arrays):
-        if piece is None:
+    pieces = list(_slices(arrays))
+    texts = run(checked_slice, pieces)
+    listed: dict[bool, list[bytes]] = {False: [], True: []}  # the cluster texts, the joint cluster texts
+    for (is_joint, _), text in zip(pieces, texts, strict=True):
+        if text is None:
             return None
-        text = canonical_bytes(_SLICE_ENVELOPE, "disassociated", piece, None)
-        parsed = parse_canonical(text)
-        if parsed is None or not same_content(parsed[1], piece, code):
-            return None
-        content = text[head:-2]  # "clusters":[...],"joint_clusters":[...]
-        middle = content.index(_OPEN_JOINTS)  # a key is the only string followed by ':'
-        part = content[middle + len(_OPEN_JOINTS) : -1] if is_joint else content[len(_OPEN_CLUSTERS) : middle]
-        if part:
-            listed[is_joint].append(part)
+        listed[is_joint].append(text)
+    del pieces, texts
     data = b"".join([_OPEN_CLUSTERS, *_separated(listed[False]), _OPEN_JOINTS, *_separated(listed[True]), b"]"])
     del listed
     return data.decode("utf-8")
