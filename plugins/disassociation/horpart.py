@@ -120,7 +120,7 @@ class _Splitter:
         and ignores ``term`` from now on; returns their rows and term counts
         (zero on the part's ignore set and ``term``)."""
         holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
-        if len(holders) <= len(part.rows):
+        if len(holders) <= int(part.counts.sum()):  # fewer holders to look up than occurrences to read
             taken = holders[self.owner[holders] == part.id]
             counts = self.counts(taken, part.ignore)
         else:
