@@ -21,13 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import concat_ranges
+
+TEXT_BLOCK_BYTES = 1 << 24
+"""Bytes of byte table gathered per block of :meth:`Dataset.content_text` (and of the hash)."""
+
 Item = str | int
 """An item as :meth:`Dataset.from_records` takes it: a label, or an integer
 (``int`` or a numpy integer) that stands for its decimal text."""
-
-
-CONTENT_BLOCK_OCCURRENCES = 1 << 20
-"""Item occurrences per piece of :meth:`Dataset.content_blocks`."""
 
 
 @functools.cache
@@ -358,7 +359,7 @@ class Dataset:
     @cached_property
     def _content_sha256(self) -> str:
         digest = hashlib.sha256()
-        for block in self.content_blocks():
+        for block in self._text_blocks():
             digest.update(block)
         return digest.hexdigest()
 
@@ -366,25 +367,39 @@ class Dataset:
         """The UTF-8 text :meth:`content_sha256` hashes: for each record, its
         labels (in stored order) joined by spaces, then a newline (an empty
         record is a lone newline)."""
-        return b"".join(self.content_blocks())
+        return b"".join(self._text_blocks())
 
-    def content_blocks(self, occurrences: int = CONTENT_BLOCK_OCCURRENCES) -> Iterator[bytes]:
-        """:meth:`content_text` in consecutive pieces of whole records, about
-        ``occurrences`` item occurrences each (one record may hold more), so
-        that hashing a large dataset needs temporaries of one piece only.
-        Built without a Python object per item occurrence: each occurrence is
-        its label's bytes, gathered from the encoded vocabulary, and one
-        separator byte."""
+    def _text_blocks(self) -> Iterator[bytes]:
+        """:meth:`content_text` in pieces of whole records, about
+        :data:`TEXT_BLOCK_BYTES` of work each, built without a Python object
+        per item occurrence: each label with a space after it is one row of a
+        byte table as wide as the longest, each occurrence its label's row,
+        and a mask keeps the bytes that are there; the space after a record's
+        last item becomes a newline, and an empty record is one."""
         encoded = [label.encode("utf-8") for label in self.labels]
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        vocabulary = _Vocabulary(
-            np.frombuffer(b"".join(encoded), dtype=np.uint8), lengths, np.cumsum(lengths) - lengths
-        )
+        width = int(lengths.max(initial=0)) + 1
+        table = np.zeros((len(encoded), width), dtype=np.uint8)
+        flat = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        table[
+            np.repeat(np.arange(len(encoded)), lengths), concat_ranges(np.zeros(len(lengths), dtype=np.int64), lengths)
+        ] = flat
+        table[np.arange(len(encoded)), lengths] = ord(" ")
+        per_block = max(1, TEXT_BLOCK_BYTES // width)  # occurrences
         first = 0
         while first < self.n_records:
-            last = max(int(np.searchsorted(self.indptr, self.indptr[first] + occurrences, side="right")) - 1, first + 1)
-            bounds = self.indptr[first : last + 1]
-            yield _lines(bounds - bounds[0], self.items[bounds[0] : bounds[-1]], vocabulary)
+            last = max(int(np.searchsorted(self.indptr, self.indptr[first] + per_block, side="right")) - 1, first + 1)
+            items = self.items[self.indptr[first] : self.indptr[last]]
+            sizes = self.sizes[first:last]
+            occupied = lengths[items] + 1
+            text = table[items][np.arange(width) < occupied[:, None]]
+            ends = np.cumsum(occupied)  # bytes up to the end of each occurrence
+            record_ends = np.cumsum(sizes)
+            text[ends[record_ends[sizes > 0] - 1] - 1] = ord("\n")
+            empty = np.flatnonzero(sizes == 0)
+            if len(empty):
+                text = np.insert(text, np.r_[0, ends][record_ends[empty]], ord("\n"))
+            yield text.tobytes()
             first = last
 
     def __len__(self) -> int:
@@ -411,30 +426,3 @@ def _sort_dedup(indptr: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.n
     new_indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=new_indptr[1:])
     return new_indptr, np.ascontiguousarray(items, dtype=np.int32)
-
-
-@dataclass(frozen=True)
-class _Vocabulary:
-    """Every label's UTF-8 bytes, concatenated (``text``), with each label's
-    ``lengths`` and ``starts`` in it."""
-
-    text: np.ndarray
-    lengths: np.ndarray
-    starts: np.ndarray
-
-
-def _lines(indptr: np.ndarray, items: np.ndarray, vocabulary: _Vocabulary) -> bytes:
-    """The text of the records ``items`` cut by ``indptr`` (starting at 0), as
-    :meth:`Dataset.content_text` writes them."""
-    sizes = np.diff(indptr)
-    lengths = vocabulary.lengths[items]
-    pieces = np.r_[0, np.cumsum(lengths + 1)]  # bytes of the occurrences before each occurrence
-    empties_before = np.cumsum(sizes == 0) - (sizes == 0)  # empty records before each record
-    starts = pieces[:-1] + np.repeat(empties_before, sizes)
-    text = np.full(int(pieces[-1]) + int(np.count_nonzero(sizes == 0)), ord("\n"), dtype=np.uint8)
-    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    text[np.repeat(starts, lengths) + within] = vocabulary.text[np.repeat(vocabulary.starts[items], lengths) + within]
-    last = np.zeros(len(items), dtype=bool)  # the occurrence ends its record: a newline follows
-    last[indptr[1:][sizes > 0] - 1] = True
-    text[(starts + lengths)[~last]] = ord(" ")
-    return text.tobytes()
