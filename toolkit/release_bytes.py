@@ -470,9 +470,13 @@ def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], C
         keys = np.empty((len(first), width), dtype=np.uint64)
         for j in range(width - 1):
             keys[:, j] = words[first + 8 * j]
-        keys[:, -1] = words[first + 8 * (width - 1)] & _LOW[length - 8 * (width - 1)]  # the last word's bytes
+        last = (first, length) if width == 1 else (first + 8 * (width - 1), length - 8 * (width - 1))
+        np.bitwise_and(words[last[0]], _LOW[last[1]], out=keys[:, -1])  # the last word's bytes only
         numbers, distinct = _hash_distinct(keys)
-        number[slice(None) if which is None else which] = numbers + len(labels)
+        if which is None:
+            number = numbers
+        else:
+            number[which] = numbers + len(labels)
         # a row of words is the label's bytes, NUL-padded: read back as fixed-width byte strings
         raw = np.ascontiguousarray(distinct).view(f"S{8 * width}").ravel().tolist()
         labels.extend(label.decode("utf-8") for label in raw)
