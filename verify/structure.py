@@ -244,9 +244,13 @@ def _joint_ids(release: Release) -> list[str]:
 def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     """Whether :func:`chunk_domains_disjoint` finds nothing, decided on the
     arrays: the distinct (chunk, item) pairs of every chunk (a term chunk is a
-    chunk of its cluster), no item twice among one owner's chunks, and no
-    (owner, item) pair whose item a joint cluster above the owner also holds,
-    looked up one level of joint clusters up at a time."""
+    chunk of its cluster), no item twice among one owner's chunks, and no item
+    held by an owner and by a joint cluster above it.
+
+    The last is decided in preorder of the tree of ``parent`` (every subtree
+    one interval of positions): the owners holding an item, in preorder, hold
+    none above another exactly when none is inside the subtree of the one
+    before it (the first descendant of an owner holding the item follows it)."""
     n_clusters, n_chunks = arrays.n_clusters, arrays.n_chunks
     n_nodes = n_clusters + arrays.n_joint_clusters
     span = len(arrays.labels) + 1
@@ -265,17 +269,51 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     up = np.full(n_nodes, -1, dtype=np.int64)
     for child, joint in parent.items():
         up[node[child]] = node[joint]
+    first, size = preorder(up)
     owner, item = np.divmod(held, span)
-    above = up[owner]
-    while len(above):
+    by_item = np.sort(item * max(n_nodes, 1) + first[owner])
+    same = by_item[1:] // max(n_nodes, 1) == by_item[:-1] // max(n_nodes, 1)
+    position = by_item % max(n_nodes, 1)
+    ends = position + size[np.argsort(first)][position]  # the end of each owner's subtree
+    return not np.any(same & (position[1:] < ends[:-1]))
+
+
+def preorder(up: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a forest given as each node's parent (``up``, -1 at a root; no
+    cycles), each node's position in a preorder and the size of its subtree
+    (itself included), so that the subtree of ``v`` takes the positions
+    ``first[v]`` to ``first[v] + size[v] - 1``. Nodes are ordered by their
+    chains of ancestors from the root (a chain sorts before its extensions)."""
+    n = len(up)
+    chain_node: list[np.ndarray] = [np.arange(n, dtype=np.int64)]
+    above = up.copy()
+    size = np.ones(n, dtype=np.int64)
+    nodes = np.arange(n, dtype=np.int64)
+    for _ in range(n + 1):
         alive = above >= 0
-        item, above = item[alive], above[alive]
-        keys = above * span + item
-        at = np.minimum(np.searchsorted(held, keys), max(len(held) - 1, 0))
-        if len(held) and np.any(held[at] == keys):
-            return False  # an item of a chunk also in a shared chunk above it
+        nodes, above = nodes[alive], above[alive]
+        if not len(nodes):
+            break
+        np.add.at(size, above, 1)
+        chain_node.append(np.full(n, -1, dtype=np.int64))
+        chain_node[-1][nodes] = above
         above = up[above]
-    return True
+    else:
+        raise ValueError("the parents form a cycle")
+    # chain_node[d][v]: v's ancestor d levels up (-1 above the root); root first, then down to v
+    depth = np.zeros(n, dtype=np.int64)
+    for level in chain_node[1:]:
+        depth += level >= 0
+    width = len(chain_node)
+    table = np.full((n, width), -1, dtype=np.int64)
+    for d, level in enumerate(chain_node):
+        column = depth - d  # the ancestor d levels up sits at column depth - d
+        has = (level >= 0) if d else np.ones(n, dtype=bool)
+        table[np.flatnonzero(has), column[has]] = level[has]
+    order = np.lexsort(table.T[::-1]) if n else np.zeros(0, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    first[order] = np.arange(n, dtype=np.int64)
+    return first, size
 
 
 Home = tuple[str, int, int]

@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from privtool.arrays import concat_ranges
+from privtool.arrays import concat_ranges, lexicographic_order, unique_int
 from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
@@ -147,18 +147,18 @@ def _order(view: _Pass, active: np.ndarray) -> np.ndarray:
 
     A term's place in the key order, (descending holder count, ascending id),
     becomes one integer rank; a group's key is its residual terms' ranks in
-    ascending order, packed as big-endian 32-bit words, so that comparing two
-    keys is one ``memcmp`` with the same outcome as comparing the lists of
-    pairs (a prefix sorts first in both)."""
+    ascending order, and the keys are compared as sequences, a prefix first,
+    as the lists of pairs compare (:func:`privtool.arrays.lexicographic_order`)."""
     res = view.res
     present = np.flatnonzero(view.holders)
     rank_of = np.zeros(len(view.holders), dtype=np.int64)
     rank_of[present[np.lexsort((present, -view.holders[present]))]] = np.arange(len(present))
-    ranks = rank_of[res.term]
-    packed = ranks[np.argsort(res.owner * len(present) + ranks, kind="stable")].astype(">u4").tobytes()
-    starts, ends = (res.start[active] * 4).tolist(), ((res.start[active] + res.size[active]) * 4).tolist()
-    keys = [packed[a:b] for a, b in zip(starts, ends, strict=True)]
-    return active[sorted(range(len(active)), key=keys.__getitem__)]
+    width = max(len(present), 1)
+    ranks = np.sort(res.owner * width + rank_of[res.term]) % width  # ascending within each group
+    sizes = res.size[active]
+    keys = ranks[concat_ranges(res.start[active], sizes)]
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    return active[lexicographic_order(np.zeros(len(active), dtype=np.int64), keys, offsets)]
 
 
 def _lifts(
@@ -287,7 +287,7 @@ def refine(
     span = groups.span
     plans: list[JointPlan] = []
     lifted: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]  # keys joint * span + term, ascending
-    active = np.unique(groups.res_keys // span)
+    active = unique_int(groups.res_keys // span)
     changed = True
     while changed and len(active) > 1:
         changed = False
@@ -348,7 +348,7 @@ def _join(
     start_of = np.full(len(ordered), -1, dtype=np.int64)
     start_of[starts] = np.arange(len(windows))
     j = start_of[lift_start]
-    lifted = np.unique(j[j >= 0] * span + lift_term[j >= 0])
+    lifted = unique_int(j[j >= 0] * span + lift_term[j >= 0])
 
     def of_windows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which entries of a table belong to a window, and their keys by window."""
@@ -359,7 +359,7 @@ def _join(
     inside, res_keys = of_windows(groups.res_keys)
     res_keys, inverse = np.unique(res_keys, return_inverse=True)
     res_count = np.bincount(inverse, weights=groups.res_count[inside]).astype(np.int64)
-    blocked = np.union1d(of_windows(groups.blk_keys)[1], lifted)
+    blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
     keep = ~_in_sorted(blocked, res_keys)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
