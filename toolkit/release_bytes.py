@@ -280,14 +280,16 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
         [_ID + in_joint, np.where(in_joint, _MEMBERS, _TERMS_RUN), _ROWS],
     )
     in_rows, in_terms = content.strings_of(run_role == _ROWS), content.strings_of(run_role == _TERMS_RUN)
-    distinct = content.labels(np.concatenate([in_rows, in_terms]))
+    item_gap, n_items = content.gap_before[in_rows], len(in_rows)
+    labelled = np.concatenate([in_rows, in_terms])
+    del in_rows, in_terms  # a release of millions of records: every array of positions counts
+    distinct = content.labels(labelled)
     if distinct is None:
         return None
     labels, codes = distinct
-    items, term_items = frozen(codes[: len(in_rows)], np.int32), frozen(codes[len(in_rows) :], np.int32)
+    items, term_items = frozen(codes[:n_items], np.int32), frozen(codes[n_items:], np.int32)
 
     # rows: every item after a gap other than ',' opens one (rows are never empty)
-    item_gap = content.gap_before[in_rows]
     row_starts = np.flatnonzero(item_gap != 1)
     row_offsets = _offsets(row_starts, len(items))
     # chunks: opened in the skeleton (at depth 4) or by a ']],[[' inside a run
@@ -476,7 +478,7 @@ def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], C
         groups = [(int(n_words[by_words[a]]), by_words[a:b]) for a, b in itertools.pairwise(cuts)]
     labels: list[str] = []
     found: list[npt.NDArray[np.uint64]] = []
-    number = np.empty(len(start), dtype=np.int64)
+    number = np.empty(len(start) if len(groups) > 1 else 0, dtype=np.int64)
     for width, which in groups:
         first, length = (start, lengths) if which is None else (start[which], lengths[which])
         keys = np.empty((len(first), width), dtype=np.uint64)
@@ -484,6 +486,8 @@ def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], C
             keys[:, j] = words[first + 8 * j]
         last = (first, length) if width == 1 else (first + 8 * (width - 1), length - 8 * (width - 1))
         np.bitwise_and(words[last[0]], _LOW[last[1]], out=keys[:, -1])  # the last word's bytes only
+        if which is None:  # one group: the positions are done with (memory, on a release of millions)
+            del start, end, lengths, first, length, last
         numbers, distinct = _hash_distinct(keys)
         if which is None:
             number = numbers
