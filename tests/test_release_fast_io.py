@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from privtool import release_bytes
 from privtool.claims import Claim
 from privtool.errors import InputError
 from privtool.release import (
@@ -198,3 +200,18 @@ def test_version_1_files_read_the_validating_way(tmp_path: Path) -> None:
     assert parse_canonical(data) is None  # the envelope is not version 2's
     read = read_bytes(data)
     assert read.format == "privtool-release/1" and read.records == [["a"]] and read.claims_derived
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 5), min_size=2, max_size=2), max_size=60), st.booleans())
+def test_hashing_finds_the_distinct_keys(rows: list[list[int]], collide: bool) -> None:
+    keys = np.array(rows, dtype=np.uint64).reshape(-1, 2)[:, : 1 + collide]
+    multipliers = release_bytes._HASHES
+    if collide:  # one multiplier, 1, which sends every small key to slot 0: the rounds give up, np.unique ends
+        release_bytes._HASHES = (1,)
+    try:
+        number, distinct = release_bytes._hash_distinct(keys)
+    finally:
+        release_bytes._HASHES = multipliers
+    assert np.array_equal(distinct[number], keys)
+    assert len(distinct) == len(np.unique(keys, axis=0))

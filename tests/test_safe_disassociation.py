@@ -17,6 +17,7 @@ from privtool.components import Outcome
 from privtool.context import Context
 from privtool.errors import ParameterError
 from privtool.executors import ProcessExecutor
+from privtool.plugins.safe_disassociation.batches import CodedChunk, apply_changes
 from privtool.plugins.safe_disassociation.hardened import hardened_variant
 from privtool.plugins.safe_disassociation.metrics import rlm, rlm_between
 from privtool.plugins.safe_disassociation.partial import Suppression, apply_suppression, failed_preconditions
@@ -269,3 +270,46 @@ def test_stats_of_the_method_stay_consistent() -> None:
     assert stats["suppressed_chunks"] == 2 and stats["record_chunks"] == 1
     assert stats["item_occurrences_in_record_chunks"] == 2
     assert stats["item_occurrences_published"] == 40 - 31
+
+
+@settings(max_examples=60, deadline=None)
+@given(disassociated_releases(st), st.data())
+def test_apply_changes_matches_the_nested_release(release: Release, data) -> None:
+    """Chunks removed or replaced (by their rows with the last one dropped,
+    or doubled) in the arrays, slab by slab or at once, give the arrays of
+    the nested release changed alike."""
+    arrays = release.canonical().arrays
+    code = {label: i for i, label in enumerate(arrays.labels)}
+    nested = release.canonical()
+    owners = [c.record_chunks for c in nested.clusters] + [j.shared_chunks for j in nested.joint_clusters]
+    changes: dict[int, CodedChunk | None] = {}
+    position = 0
+    for chunks in owners:
+        for index, rows in enumerate(list(chunks)):
+            action = data.draw(st.sampled_from(["keep", "remove", "shrink", "double"]))
+            if action == "remove":
+                changes[position] = None
+                chunks[index] = None
+            elif action != "keep" and (action == "double" or len(rows) > 1):
+                rows = rows[:-1] if action == "shrink" else rows + rows
+                changes[position] = CodedChunk.of(rows, code)
+                chunks[index] = rows
+            position += 1
+        chunks[:] = [rows for rows in chunks if rows is not None]
+    clusters = [
+        Cluster(c.id, max([c.size, *map(len, c.record_chunks)]), c.record_chunks, c.term_chunk) for c in nested.clusters
+    ]
+    expected = Release("disassociated", clusters=clusters, joint_clusters=nested.joint_clusters).canonical().arrays
+    for slab in (1, 7, 1 << 22):
+        got = apply_changes(arrays, changes, slab=slab)
+        assert got.labels == expected.labels
+        for name in (
+            "items",
+            "row_offsets",
+            "chunk_offsets",
+            "owner_offsets",
+            "term_items",
+            "term_offsets",
+            "cluster_sizes",
+        ):
+            assert getattr(got, name).tolist() == getattr(expected, name).tolist(), name

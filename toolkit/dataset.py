@@ -267,10 +267,16 @@ class Dataset:
 
     @cached_property
     def item_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`transpose`, computed once (it lives as long as the dataset)."""
+        return self.transpose()
+
+    def transpose(self) -> tuple[np.ndarray, np.ndarray]:
         """The transpose (CSC): ``(item_ptr, records)``; the records holding item
-        ``j`` are ``records[item_ptr[j]:item_ptr[j+1]]``, ascending."""
+        ``j`` are ``records[item_ptr[j]:item_ptr[j+1]]``, ascending. Computed
+        afresh, and nothing is kept on the dataset: a caller that needs it for
+        a while (HORPART) drops it when done."""
         order = np.argsort(self.items, kind="stable")
-        records = self.record_of_occurrence[order]
+        records = np.repeat(np.arange(self.n_records, dtype=np.int64), self.sizes)[order]
         item_ptr = np.zeros(self.n_items + 1, dtype=np.int64)
         np.cumsum(self.supports, out=item_ptr[1:])
         return item_ptr, records

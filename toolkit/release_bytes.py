@@ -196,7 +196,7 @@ class _Content:
         padded = data + bytes(8)
         quotes = np.flatnonzero(np.frombuffer(padded, dtype=np.uint8)[first:stop] == _QUOTE)
         quotes += first
-        if len(quotes) % 2 or np.any(np.diff(quotes)[0::2] == 1):  # an empty label or id: let the validating path say
+        if len(quotes) % 2:
             return None
         return cls(padded, quotes, first, stop)
 
@@ -213,7 +213,7 @@ class _Content:
         at = np.flatnonzero(self.skeleton_bytes == ord(byte))
         return at[self.level[at] == level]
 
-    def labels(self, which: Ints) -> tuple[tuple[str, ...], Codes]:
+    def labels(self, which: Ints) -> tuple[tuple[str, ...], Codes] | None:
         """The strings ``which`` as labels and codes (:func:`_distinct`)."""
         return _distinct(self.padded, self.opening[which] + 1, self.closing[which])
 
@@ -280,11 +280,16 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
         [_ID + in_joint, np.where(in_joint, _MEMBERS, _TERMS_RUN), _ROWS],
     )
     in_rows, in_terms = content.strings_of(run_role == _ROWS), content.strings_of(run_role == _TERMS_RUN)
-    labels, codes = content.labels(np.concatenate([in_rows, in_terms]))
-    items, term_items = frozen(codes[: len(in_rows)], np.int32), frozen(codes[len(in_rows) :], np.int32)
+    item_gap, n_items = content.gap_before[in_rows], len(in_rows)
+    labelled = np.concatenate([in_rows, in_terms])
+    del in_rows, in_terms  # a release of millions of records: every array of positions counts
+    distinct = content.labels(labelled)
+    if distinct is None:
+        return None
+    labels, codes = distinct
+    items, term_items = frozen(codes[:n_items], np.int32), frozen(codes[n_items:], np.int32)
 
     # rows: every item after a gap other than ',' opens one (rows are never empty)
-    item_gap = content.gap_before[in_rows]
     row_starts = np.flatnonzero(item_gap != 1)
     row_offsets = _offsets(row_starts, len(items))
     # chunks: opened in the skeleton (at depth 4) or by a ']],[[' inside a run
@@ -312,7 +317,10 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
 
     # ids and members: de-duplicated like labels; each decoded once
     in_ids, in_members = content.run_first[run_role <= _JOINT_ID], content.strings_of(run_role == _MEMBERS)
-    names, numbers = content.labels(np.concatenate([in_ids, in_members]))
+    distinct = content.labels(np.concatenate([in_ids, in_members]))
+    if distinct is None:
+        return None
+    names, numbers = distinct
     member_counts = content.run_length[run_role == _MEMBERS]
     is_cluster = np.zeros(len(names), dtype=bool)
     is_cluster[numbers[:n_clusters]] = True
@@ -358,7 +366,10 @@ def _records(content: _Content | None) -> ReleaseArrays | None:
     if content is None or _RECORDS.fullmatch(content.skeleton) is None:
         return None
     in_records = content.strings_of(np.ones(len(content.run_first), dtype=bool))
-    labels, codes = content.labels(in_records)
+    distinct = content.labels(in_records)
+    if distinct is None:
+        return None
+    labels, codes = distinct
     items = frozen(codes, np.int32)
     # records: a non-empty one opens at each item after a gap other than ','; an
     # empty one is a '[]' of the skeleton (at depth 2), after the runs before it
@@ -410,6 +421,7 @@ def _hash_distinct(keys: npt.NDArray[np.uint64]) -> tuple[Ints, npt.NDArray[np.u
     hashed = keys[:, 0]
     for j in range(1, width):
         hashed = (hashed * np.uint64(_HASHES[-1])) ^ keys[:, j]
+    flat = keys[:, 0] if width == 1 else keys  # one word a row: 1-d gathers and scatters, much faster
     number = np.empty(0, dtype=np.int64)
     found: list[npt.NDArray[np.uint64]] = []
     n_found = 0
@@ -417,22 +429,22 @@ def _hash_distinct(keys: npt.NDArray[np.uint64]) -> tuple[Ints, npt.NDArray[np.u
     bits = 16
     for multiplier in _HASHES:
         everything = len(left) == n  # the first round: no gathers
-        rows = keys if everything else keys[left]
+        rows = flat if everything else flat[left]
         bits = min(bits, 2 + len(rows).bit_length())
         slot = (hashed if everything else hashed[left]) * np.uint64(multiplier)
         slot >>= np.uint64(64 - bits)
         slots = slot.view(np.int64)  # below 2**bits
-        table = np.zeros((1 << bits, width), dtype=np.uint64)
+        table = np.zeros((1 << bits, *rows.shape[1:]), dtype=np.uint64)
         table[slots] = rows
         same = table[slots] == rows
-        resolved = same[:, 0] if width == 1 else same.all(axis=1)
-        filled = table[:, 0] != 0
+        resolved = same if width == 1 else same.all(axis=1)
+        filled = (table if width == 1 else table[:, 0]) != 0
         numbering = np.cumsum(filled) - (1 - n_found)
         if everything:  # right for the rows resolved, rewritten later for the others
             number = numbering[slots]
         else:
             number[left] = numbering[slots]
-        found.append(table[filled])
+        found.append(table[filled].reshape(-1, width))
         n_found += len(found[-1])
         left = left[~resolved]
         bits += 3
@@ -443,17 +455,19 @@ def _hash_distinct(keys: npt.NDArray[np.uint64]) -> tuple[Ints, npt.NDArray[np.u
     return number, np.concatenate([*found, distinct])
 
 
-def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], Codes]:
+def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], Codes] | None:
     """The distinct strings among ``padded[start:end]`` in canonical order
     (:func:`privtool.dataset.label_sort_key`) and each occurrence's code (its
     rank). Each string is read as little-endian 8-byte words, the bytes past
     its end zeroed (labels hold no NUL: control bytes are refused), and strings
     of each word count are de-duplicated by hashing (:func:`_hash_distinct`):
-    only the distinct ones are decoded and sorted."""
+    only the distinct ones are decoded and sorted. ``None`` when a string is empty."""
     if len(start) == 0:
         return (), np.empty(0, dtype=np.int32)
     words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     lengths = end - start
+    if int(lengths.min()) == 0:  # an empty label or id: refused, let the validating path say where
+        return None
     widths = (int(lengths.min()) + 7) >> 3, (int(lengths.max()) + 7) >> 3
     if widths[0] == widths[1]:  # the usual case: every label fits the same number of words
         groups: list[tuple[int, Ints | None]] = [(widths[0], None)]
@@ -464,15 +478,21 @@ def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], C
         groups = [(int(n_words[by_words[a]]), by_words[a:b]) for a, b in itertools.pairwise(cuts)]
     labels: list[str] = []
     found: list[npt.NDArray[np.uint64]] = []
-    number = np.empty(len(start), dtype=np.int64)
+    number = np.empty(len(start) if len(groups) > 1 else 0, dtype=np.int64)
     for width, which in groups:
         first, length = (start, lengths) if which is None else (start[which], lengths[which])
         keys = np.empty((len(first), width), dtype=np.uint64)
         for j in range(width - 1):
             keys[:, j] = words[first + 8 * j]
-        keys[:, -1] = words[first + 8 * (width - 1)] & _LOW[length - 8 * (width - 1)]  # the last word's bytes
+        last = (first, length) if width == 1 else (first + 8 * (width - 1), length - 8 * (width - 1))
+        np.bitwise_and(words[last[0]], _LOW[last[1]], out=keys[:, -1])  # the last word's bytes only
+        if which is None:  # one group: the positions are done with (memory, on a release of millions)
+            del start, end, lengths, first, length, last
         numbers, distinct = _hash_distinct(keys)
-        number[slice(None) if which is None else which] = numbers + len(labels)
+        if which is None:
+            number = numbers
+        else:
+            number[which] = numbers + len(labels)
         # a row of words is the label's bytes, NUL-padded: read back as fixed-width byte strings
         raw = np.ascontiguousarray(distinct).view(f"S{8 * width}").ravel().tolist()
         labels.extend(label.decode("utf-8") for label in raw)

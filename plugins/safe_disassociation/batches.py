@@ -196,51 +196,54 @@ def csr_offsets(lengths: np.ndarray) -> Ints:
     return out
 
 
-GATHER_SLAB = 1 << 22
-"""Item occurrences gathered per step of :func:`gather_rows` (bounds its index arrays)."""
+SLAB = 1 << 22
+"""Item occurrences of the input :func:`apply_changes` assembles per step (bounds its index arrays)."""
 
 
-def gather_rows(pool: Codes, starts: Ints, lengths: Ints) -> Codes:
-    """The codes of the rows ``pool[starts[r] : starts[r] + lengths[r]]``,
-    concatenated in order, gathered a slab of rows at a time so that the index
-    arrays stay small whatever the release's size."""
-    ends = np.cumsum(lengths)
-    out = np.empty(int(ends[-1]) if len(ends) else 0, dtype=pool.dtype)
-    cuts = np.searchsorted(ends, np.arange(GATHER_SLAB, len(out), GATHER_SLAB), side="right")
-    done = 0
-    for a, b in pairwise([0, *cuts.tolist(), len(lengths)]):
-        part = pool[concat_ranges(starts[a:b], lengths[a:b])]
-        out[done : done + len(part)] = part
-        done += len(part)
-    return out
-
-
-def apply_changes(arrays: ReleaseArrays, changes: Mapping[int, CodedChunk | None]) -> ReleaseArrays:
+def apply_changes(
+    arrays: ReleaseArrays, changes: Mapping[int, CodedChunk | None], canonical: bool = False, slab: int = SLAB
+) -> ReleaseArrays:
     """The release's arrays with ``changes`` applied (chunk position -> new
     content, ``None``: the chunk is removed), each cluster's size grown to its
     largest chunk (ghost records) and the labels no longer published dropped.
-    Term chunks, ids and joint members are kept."""
-    positions = sorted(changes)
-    removed = np.array([c for c in positions if changes[c] is None], dtype=np.int64)
-    replaced = [(c, content) for c in positions if (content := changes[c]) is not None]
+    Term chunks, ids and joint members are kept. The rows are assembled a
+    slab of about ``slab`` input occurrences at a time, so that the index
+    arrays stay small whatever the release's size.
+
+    Every order stays as it was in the kept chunks, a new content is in
+    canonical order (:class:`CodedChunk`) and renumbering the labels keeps
+    their order, so the result is canonical when ``arrays`` are: pass
+    ``canonical=arrays.is_canonical()`` to have it marked so
+    (:attr:`~privtool.release_arrays.ReleaseArrays.checked_canonical`)."""
+    new = {chunk: content for chunk, content in changes.items() if content is not None}
     keep = np.ones(arrays.n_chunks, dtype=bool)
-    keep[removed] = False
-    # the rows of every kept chunk, taken from a pool: the input's rows, then the new ones
-    new_lengths = [content.lengths for _, content in replaced]
-    new_rows = np.fromiter(map(len, new_lengths), dtype=np.int64, count=len(replaced))
-    pool_lengths = np.concatenate([arrays.row_lengths, *new_lengths])
-    pool_starts = np.cumsum(pool_lengths) - pool_lengths
-    pool = np.concatenate([arrays.items, *(content.items for _, content in replaced)])
-    first_row = arrays.chunk_offsets[:-1].copy()
+    keep[[chunk for chunk, content in changes.items() if content is None]] = False
+    replaced = np.array(sorted(new), dtype=np.int64)
     chunk_rows = arrays.chunk_rows.copy()
-    at = np.array([c for c, _ in replaced], dtype=np.int64)
-    first_row[at] = arrays.n_rows + np.cumsum(new_rows) - new_rows
-    chunk_rows[at] = new_rows
-    chunk_rows = chunk_rows[keep]
-    rows = concat_ranges(first_row[keep], chunk_rows)
-    row_lengths = pool_lengths[rows]
-    items = gather_rows(pool, pool_starts[rows], row_lengths)
-    del rows, pool, pool_starts
+    chunk_rows[replaced] = [len(new[chunk].lengths) for chunk in replaced.tolist()]
+    ends = arrays.row_offsets[arrays.chunk_offsets[1:]]
+    cuts = np.searchsorted(ends, np.arange(slab, int(ends[-1]) if len(ends) else 0, slab), side="right")
+    item_parts: list[Codes] = [np.zeros(0, dtype=np.int32)]
+    length_parts: list[Ints] = [np.zeros(0, dtype=np.int64)]
+    for c0, c1 in pairwise(np.unique(np.r_[0, cuts, arrays.n_chunks]).tolist()):
+        r0, r1 = int(arrays.chunk_offsets[c0]), int(arrays.chunk_offsets[c1])
+        here = replaced[np.searchsorted(replaced, c0) : np.searchsorted(replaced, c1)]
+        contents = [new[chunk] for chunk in here.tolist()]
+        # this slab's rows, then the new rows of its replaced chunks
+        lengths = np.concatenate([np.diff(arrays.row_offsets[r0 : r1 + 1]), *(c.lengths for c in contents)])
+        occurrences = arrays.items[arrays.row_offsets[r0] : arrays.row_offsets[r1]]
+        pool = np.concatenate([occurrences, *(c.items for c in contents)])
+        starts = np.cumsum(lengths) - lengths
+        first = arrays.chunk_offsets[c0:c1] - r0
+        new_rows = chunk_rows[here]
+        first[here - c0] = (r1 - r0) + np.cumsum(new_rows) - new_rows
+        kept = keep[c0:c1]
+        rows = concat_ranges(first[kept], chunk_rows[c0:c1][kept])
+        length_parts.append(lengths[rows])
+        item_parts.append(pool[concat_ranges(starts[rows], lengths[rows])])
+    items = np.concatenate(item_parts)
+    row_lengths = np.concatenate(length_parts)
+    del item_parts, length_parts
     # the labels still published, renumbered (their canonical order is kept)
     used = np.zeros(len(arrays.labels), dtype=bool)
     used[items] = True
@@ -249,6 +252,7 @@ def apply_changes(arrays: ReleaseArrays, changes: Mapping[int, CodedChunk | None
     labels = tuple(label for label, kept in zip(arrays.labels, used.tolist(), strict=True) if kept)
     owners = owner_of_chunk(arrays)[keep]
     owner_offsets = csr_offsets(np.bincount(owners, minlength=len(arrays.owner_offsets) - 1))
+    chunk_rows = chunk_rows[keep]
     largest = largest_chunks(owner_offsets, chunk_rows)[: arrays.n_clusters]
     return ReleaseArrays(
         labels=labels,
@@ -262,6 +266,7 @@ def apply_changes(arrays: ReleaseArrays, changes: Mapping[int, CodedChunk | None
         cluster_sizes=read_only(np.maximum(arrays.cluster_sizes, largest)),
         joint_ids=arrays.joint_ids,
         joint_members=arrays.joint_members,
+        checked_canonical=canonical,
     )
 
 

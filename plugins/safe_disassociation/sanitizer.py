@@ -432,8 +432,7 @@ def safe_disassociate(
     results.update((owner, result) for batch in shared for owner, result in batch.results.items())
     if variant.decoys is not None:
         variant.decoys.select(list(results.values()), ctx.seeds, variant.name)
-    safe_arrays = apply_changes(arrays, _changes(arrays, results))
-    safe_arrays = replace(safe_arrays, checked_canonical=safe_arrays.is_canonical())
+    safe_arrays = apply_changes(arrays, _changes(arrays, results), canonical=arrays.is_canonical())
     summary = SafeSummary(passes=max((batch.passes for batch in batches), default=0))
     summary.ghost_records = int(safe_arrays.cluster_sizes.sum() - arrays.cluster_sizes.sum())
     ghosts: list[dict[str, Any]] = []
