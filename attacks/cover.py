@@ -34,6 +34,9 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from privtool.arrays import pair_key, run_starts
 from privtool.dataset import label_sort_key
 from privtool.release import Release
 
@@ -105,6 +108,30 @@ def analyse_chunk(rows: Sequence[Sequence[str]], ref: ChunkRef = ChunkRef("", RE
         covered = ()
     covering = tuple(x for x in itemset if x not in covered)
     return ChunkCover(ref, itemset, len(rows), full, supports, covered, covering)
+
+
+def vulnerable_mask(items: np.ndarray, row_offsets: np.ndarray, chunk_offsets: np.ndarray) -> np.ndarray:
+    """Per chunk of a CSR slice, whether :func:`analyse_chunk` finds it
+    vulnerable, computed in one vectorised pass: ``items`` holds the item codes
+    (non-negative ints below 2**32) of every sub-record, cut into sub-records by
+    ``row_offsets`` and into chunks by ``chunk_offsets`` (both start at 0).
+
+    Sorting the (chunk, item) pairs gives each item's support and each chunk's
+    width ``|I|``; ``s(I)`` counts the sub-records as wide as ``I``; a chunk is
+    vulnerable when it has two items or more and one of them has support
+    ``s(I)`` (definition 3, as in :func:`analyse_chunk`)."""
+    n_chunks = len(chunk_offsets) - 1
+    row_length = np.diff(row_offsets)
+    chunk_of_row = np.repeat(np.arange(n_chunks, dtype=np.int64), np.diff(chunk_offsets))
+    keys = np.sort(pair_key(np.repeat(chunk_of_row, row_length), items))
+    starts = run_starts(keys)
+    support = np.diff(np.r_[starts, len(keys)])
+    chunk_of_run = keys[starts] >> 32
+    width = np.bincount(chunk_of_run, minlength=n_chunks)
+    full = np.bincount(chunk_of_row[row_length == width[chunk_of_row]], minlength=n_chunks)
+    vulnerable = np.zeros(n_chunks, dtype=bool)
+    vulnerable[chunk_of_run[support == full[chunk_of_run]]] = True
+    return vulnerable & (width >= 2)
 
 
 def iter_chunks(release: Release, shared: bool = True) -> Iterator[tuple[ChunkRef, list[list[str]]]]:

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from safe_examples import brute_covered, disassociated_releases, figure1_release
 
-from privtool.attacks.cover import analyse_chunk, chunk_covers, item_bitsets, iter_chunks, vulnerable_chunks
+from privtool.attacks.cover import (
+    analyse_chunk,
+    chunk_covers,
+    item_bitsets,
+    iter_chunks,
+    vulnerable_chunks,
+    vulnerable_mask,
+)
 
 
 def test_figure1_c_and_d_are_covered_by_a_and_b() -> None:
@@ -53,3 +61,18 @@ def test_every_chunk_is_analysed_once(release) -> None:
         bits = item_bitsets(rows)
         for x, b in bits.items():
             assert bin(b).count("1") == sum(x in row for row in rows)
+
+
+def _offsets(lengths: list[int]) -> np.ndarray:
+    return np.r_[0, np.cumsum(lengths, dtype=np.int64)].astype(np.int64)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sets(st.integers(0, 5), min_size=1).map(sorted), max_size=9), max_size=8))
+def test_vulnerable_mask_matches_analyse_chunk(chunks: list[list[list[int]]]) -> None:
+    """The vectorised pass flags exactly the chunks the per-chunk analysis finds vulnerable."""
+    rows = [row for chunk in chunks for row in chunk]
+    items = np.array([x for row in rows for x in row], dtype=np.int32)
+    mask = vulnerable_mask(items, _offsets([len(r) for r in rows]), _offsets([len(c) for c in chunks]))
+    expected = [analyse_chunk([[f"x{x}" for x in row] for row in chunk]).vulnerable for chunk in chunks]
+    assert mask.tolist() == expected

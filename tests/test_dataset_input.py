@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import privtool.dataset as dataset_module
 from privtool.dataset import Dataset, label_sort_key
 from privtool.io import read_dataset
 from privtool.registry import Registry
@@ -51,16 +53,22 @@ def test_string_records_round_trip(records: list[list[str]]) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(LABELS, max_size=6), max_size=12), st.booleans())
-def test_content_text_is_the_records_line_by_line(records: list[list[str]], own_order: bool) -> None:
+@given(st.lists(st.lists(LABELS, max_size=6), max_size=12), st.booleans(), st.integers(1, 40))
+def test_content_text_is_the_records_line_by_line(records: list[list[str]], own_order: bool, block_bytes: int) -> None:
     """The vectorised text behind ``content_sha256`` (and the trail's input hash)
     against the plain one: each record's labels in stored order, joined by
-    spaces, one line per record; also over a vocabulary not in canonical order."""
+    spaces, one line per record; also over a vocabulary not in canonical order,
+    and built in blocks of a few records."""
     vocabulary = sorted({x for r in records for x in r}, reverse=True) if own_order else None
     dataset = Dataset.from_records(records, labels=vocabulary)
     text = "".join(" ".join(record) + "\n" for record in dataset.to_label_records()).encode("utf-8")
     assert dataset.content_text() == text
     assert dataset.content_sha256() == hashlib.sha256(text).hexdigest()
+    with mock.patch.object(dataset_module, "TEXT_BLOCK_BYTES", block_bytes):  # blocks of a few records each
+        assert dataset.content_text() == text
+        assert (
+            Dataset(dataset.indptr, dataset.items, dataset.labels).content_sha256() == hashlib.sha256(text).hexdigest()
+        )
 
 
 @settings(max_examples=60, deadline=None)

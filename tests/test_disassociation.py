@@ -23,7 +23,7 @@ from privtool.executors import ProcessExecutor, SerialExecutor
 from privtool.pipeline import run_method
 from privtool.plugins.disassociation.horpart import partition
 from privtool.plugins.disassociation.tlost import tlost
-from privtool.plugins.disassociation.verpart import cluster_terms, verpart
+from privtool.plugins.disassociation.verpart import cluster_terms, greedy_chunks, pair_greedy_chunks, verpart
 from privtool.registry import Registry, load_registry
 from privtool.release import Release, release_from_json
 
@@ -435,3 +435,21 @@ def test_cluster_terms_match_naive_bitsets(clusters: list[list[list[int]]], k: i
             t: b for t, b in naive.items() if b.bit_count() >= k
         }
         assert terms.supports.tolist() == [naive[t].bit_count() for t in terms.ids.tolist()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.lists(st.integers(0, 9), max_size=5), min_size=1, max_size=90), min_size=1, max_size=4),
+    st.integers(2, 6),
+)
+def test_pair_counts_make_the_chunks_the_bitsets_make_at_m_2(clusters: list[list[list[int]]], k: int) -> None:
+    """VERPART's greedy for m = 2 from pair counts (REFINE's shared chunks)
+    against the greedy over bitsets, in the paper's order."""
+    records = [sorted(set(r)) for c in clusters for r in c]
+    unit = (
+        np.array([len(c) for c in clusters]),
+        np.array([len(r) for r in records]),
+        np.array([t for r in records for t in r], dtype=np.int64),
+    )
+    expected = [list(greedy_chunks(terms, k, 2)) for terms in cluster_terms(*unit, k)]
+    assert pair_greedy_chunks(*unit, k) == expected

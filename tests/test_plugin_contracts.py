@@ -8,13 +8,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privtool import __version__
 from privtool.chain import ChunkedCluster, ClusterBatch, Partitioning
 from privtool.cli import cli
 from privtool.components import KINDS, Anonymizer, Bound, Outcome, Partitioner, Stage
 from privtool.context import Context
-from privtool.contracts import check_result, stats_problem
+from privtool.contracts import _chunks_hold_the_terms, _cluster_terms_problem, check_result, stats_problem
 from privtool.dataset import Dataset
 from privtool.errors import PluginError, PluginFault
 from privtool.hookspecs import hookimpl
@@ -173,6 +175,44 @@ def test_chunks_must_split_exactly_the_terms_of_their_cluster() -> None:
     assert check_result(chunker, "chunk_batch", shared, (batch,)) == "chunks for cluster 4 that share a term"
     missing = [ChunkedCluster(((0,),), (2,)), good[1]]
     assert "for cluster 3 that do not hold exactly the terms" in check_result(chunker, "chunk_batch", missing, (batch,))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 6), min_size=1, max_size=4), min_size=1, max_size=12),
+    st.data(),
+)
+def test_the_batch_check_finds_what_the_check_of_each_cluster_finds(
+    records: list[list[int]], data: st.DataObject
+) -> None:
+    """The one-sort check of a batch's chunks (``_chunks_hold_the_terms``)
+    against the cluster-by-cluster one, on chunkings that are right, miss a
+    term, add one, repeat one or hold a non-integer."""
+    dataset = Dataset.from_records([[str(t) for t in row] for row in records])
+    cuts = (
+        sorted(data.draw(st.sets(st.integers(1, dataset.n_records - 1), max_size=3))) if dataset.n_records > 1 else []
+    )
+    sizes = np.diff([0, *cuts, dataset.n_records])
+    batch = ClusterBatch(0, sizes, dataset.sizes, dataset.items, dataset.labels)
+    result: list[Any] = []
+    for c in range(len(batch)):
+        terms = np.unique(batch.cluster(c).items).tolist()
+        where = data.draw(st.lists(st.integers(0, 2), min_size=len(terms), max_size=len(terms)))
+        placed: list[Any] = [[t for t, w in zip(terms, where, strict=True) if w == n] for n in range(3)]
+        fault = data.draw(st.sampled_from(["none", "none", "drop", "add", "repeat", "float"]))
+        if fault == "drop" and terms:
+            placed[0] = placed[0][1:]
+        elif fault == "add":
+            placed[1].append(data.draw(st.integers(-1, dataset.n_items + 1)))
+        elif fault == "repeat" and terms:
+            placed[2].append(terms[0])
+        elif fault == "float" and placed[0]:
+            placed[0][0] = placed[0][0] + 0.5
+        result.append(ChunkedCluster(tuple(tuple(d) for d in placed[1:] if d), tuple(placed[0])))
+    one_by_one = [
+        _cluster_terms_problem(chunked, np.unique(batch.cluster(c).items), "") for c, chunked in enumerate(result)
+    ]
+    assert _chunks_hold_the_terms(batch, result) == all(problem is None for problem in one_by_one)
 
 
 def test_stats_must_agree_with_the_content() -> None:

@@ -4,14 +4,16 @@ nested lists it stands for (issue 20 item 1)."""
 from __future__ import annotations
 
 import dataclasses
+from itertools import pairwise
 from pathlib import Path
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privtool.dataset import label_sort_key
 from privtool.release import Cluster, JointCluster, Release, json_text, read_release, write_release
-from privtool.release_arrays import ReleaseArrays
+from privtool.release_arrays import ReleaseArrays, rows_in_order
 
 LABELS = st.sampled_from(["1", "2", "10", "007", "7", "a", "b", "é"])
 CHUNK = st.lists(st.lists(LABELS, min_size=1, max_size=3), max_size=3)
@@ -75,3 +77,14 @@ def test_a_read_release_builds_its_nested_lists_only_when_asked_and_then_they_ar
     assert read.dumps() == json_text(read.to_json()) and '"term_chunk":["s","t"]' in read.dumps()
     copy = dataclasses.replace(read_release(path), params={"k": 3})  # dataclasses still work
     assert copy.clusters == release.clusters and copy.params == {"k": 3}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), max_size=4), max_size=12), st.data())
+def test_rows_in_order_says_whether_every_group_of_rows_is_sorted(rows: list[list[int]], data: st.DataObject) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(rows)), max_size=4)))
+    groups = [0, *cuts, len(rows)]
+    items = np.array([code for row in rows for code in row], dtype=np.int32)
+    row_offsets = np.cumsum([0, *map(len, rows)])
+    expected = all(rows[r] <= rows[r + 1] for a, b in pairwise(groups) for r in range(a, b - 1))
+    assert rows_in_order(items, row_offsets, np.array(groups)) == expected

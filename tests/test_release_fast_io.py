@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from privtool import release_bytes
 from privtool.claims import Claim
 from privtool.errors import InputError
 from privtool.release import (
@@ -28,6 +30,7 @@ from privtool.release import (
     release_from_bytes,
     release_from_json,
 )
+from privtool.release_arrays import ReleaseArrays
 from privtool.release_bytes import parse_canonical
 
 # labels: short digits (one 8-byte word), long text (several words), non-ASCII,
@@ -95,6 +98,18 @@ def test_a_canonical_file_reads_fast_to_the_same_release_and_writes_back_the_sam
     assert fast == validating(data)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(releases(), st.booleans())
+def test_canonical_arrays_write_what_the_nested_writer_writes(release: Release, stranger: bool) -> None:
+    if stranger and release.joint_clusters:  # a member no cluster has: only an in-memory release holds one
+        release.joint_clusters[0].members.append("zz")
+    canonical = release.canonical()
+    arrays = ReleaseArrays.from_nested(canonical.clusters, canonical.joint_clusters, canonical.records)
+    assert arrays.is_canonical()
+    held = Release.from_arrays(arrays, release.kind, **release._envelope())
+    assert held.dumps().encode("utf-8") == canonical_text(release)
+
+
 MUTATIONS = b'[]{},:"@0 1a\\\n'
 
 
@@ -130,6 +145,8 @@ def swapped_rows(release: Release) -> Release:
         (lambda obj: obj["clusters"][1].update(id="c0"), "duplicate cluster id 'c0'"),
         (lambda obj: obj["joint_clusters"][0]["members"].append("zz"), "no cluster with id 'zz'"),
         (lambda obj: obj["joint_clusters"][0].update(id="c0"), "duplicate cluster id 'c0'"),
+        (lambda obj: obj["joint_clusters"][0]["members"].append("c0"), "an item is repeated"),
+        (lambda obj: obj["joint_clusters"][0].update(members=[]), "empty sub-record"),
         (lambda obj: obj["clusters"][0]["record_chunks"][0][0].append("b"), "an item is repeated"),
         (lambda obj: obj["clusters"][0]["record_chunks"][0].append([]), "empty sub-record"),
         (lambda obj: obj["clusters"][0]["term_chunk"].append(""), "empty item label"),
@@ -183,3 +200,18 @@ def test_version_1_files_read_the_validating_way(tmp_path: Path) -> None:
     assert parse_canonical(data) is None  # the envelope is not version 2's
     read = read_bytes(data)
     assert read.format == "privtool-release/1" and read.records == [["a"]] and read.claims_derived
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 5), min_size=2, max_size=2), max_size=60), st.booleans())
+def test_hashing_finds_the_distinct_keys(rows: list[list[int]], collide: bool) -> None:
+    keys = np.array(rows, dtype=np.uint64).reshape(-1, 2)[:, : 1 + collide]
+    multipliers = release_bytes._HASHES
+    if collide:  # one multiplier, 1, which sends every small key to slot 0: the rounds give up, np.unique ends
+        release_bytes._HASHES = (1,)
+    try:
+        number, distinct = release_bytes._hash_distinct(keys)
+    finally:
+        release_bytes._HASHES = multipliers
+    assert np.array_equal(distinct[number], keys)
+    assert len(distinct) == len(np.unique(keys, axis=0))

@@ -3,22 +3,25 @@ termination and the properties of section 4 checked by brute force."""
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from safe_examples import as_multiset, brute_covered, disassociated_releases, figure1_release, km_violations
+from safe_reference import reference_safe_disassociate
 
 from privtool.attacks.preimage import HARDENED, Rules, invert
 from privtool.components import Outcome
 from privtool.context import Context
 from privtool.errors import ParameterError
 from privtool.executors import ProcessExecutor
+from privtool.plugins.safe_disassociation.batches import CodedChunk, apply_changes
 from privtool.plugins.safe_disassociation.hardened import hardened_variant
 from privtool.plugins.safe_disassociation.metrics import rlm, rlm_between
 from privtool.plugins.safe_disassociation.partial import Suppression, apply_suppression, failed_preconditions
-from privtool.plugins.safe_disassociation.sanitizer import safe_disassociate, sanitize_chunks
+from privtool.plugins.safe_disassociation.sanitizer import FAITHFUL, safe_disassociate, sanitize_chunks
 from privtool.release import Cluster, Release
 from privtool.trail import Trail, trail_from_json
 
@@ -131,8 +134,17 @@ def _occurrences(release: Release) -> int:
     return sum(len(r) for r in rows)
 
 
+REMOVED_THEN_REPAIRED = Release(
+    "disassociated",
+    params={"k": 2, "m": 2, "max_cluster_size": 10},
+    clusters=[Cluster("c0", 5, [[[f"t{i}" for i in range(12)]] * 5, [["x", "y"]] * 4], ["z"])],
+)
+"""A removed chunk (precondition R) before a repaired one: the ghosts' chunk index moves."""
+
+
 @settings(max_examples=60, deadline=None)
 @given(disassociated_releases(st, min_m=2), st.integers(0, 3), st.booleans())
+@example(REMOVED_THEN_REPAIRED, 0, False)
 def test_sanitized_release_properties(release: Release, seed: int, hardened: bool) -> None:
     k, m, delta = release.params["k"], release.params["m"], release.params["max_cluster_size"]
     out = sanitize(release, seed, hardened=hardened)
@@ -220,12 +232,29 @@ def test_same_release_with_serial_and_process_executors() -> None:
     release = Release("disassociated", params={"k": 2, "m": 2, "max_cluster_size": 30}, clusters=clusters)
     serial = sanitize(release, 3)
     executor = ProcessExecutor(2)
-    try:
-        process = sanitize(release, 3, ctx=Context(seed=3, executor=executor))
+    try:  # batches of a few clusters, so that the pool gets several
+        process = sanitize(release, 3, ctx=Context(seed=3, executor=executor, unit_occurrences=40))
     finally:
         executor.close()
     assert serial.release.dumps() == process.release.dumps()
     assert serial.trail.dumps() == process.trail.dumps()
+
+
+@settings(max_examples=80, deadline=None)
+@given(disassociated_releases(st, min_m=2), st.integers(0, 3), st.booleans(), st.integers(1, 60))
+@example(REMOVED_THEN_REPAIRED, 0, False, 1)
+def test_array_path_matches_the_nested_reference(release: Release, seed: int, hardened: bool, unit: int) -> None:
+    """Release, trail and stats as the nested-list sanitizer made them
+    (tests/safe_reference.py), whatever the batches the owners are cut into."""
+    k, m, delta = release.params["k"], release.params["m"], release.params["max_cluster_size"]
+    variant = hardened_variant(k) if hardened else FAITHFUL
+    expected = reference_safe_disassociate(
+        Outcome(copy.deepcopy(release), Trail()), k, m, delta, Context(seed), variant
+    )
+    got = safe_disassociate(Outcome(release, Trail()), k, m, delta, Context(seed, unit_occurrences=unit), variant)
+    assert got.release.dumps() == expected.release.dumps()
+    assert got.release.stats == expected.release.stats
+    assert got.trail.to_json() == expected.trail.to_json()
 
 
 def test_stats_of_the_method_stay_consistent() -> None:
@@ -241,3 +270,46 @@ def test_stats_of_the_method_stay_consistent() -> None:
     assert stats["suppressed_chunks"] == 2 and stats["record_chunks"] == 1
     assert stats["item_occurrences_in_record_chunks"] == 2
     assert stats["item_occurrences_published"] == 40 - 31
+
+
+@settings(max_examples=60, deadline=None)
+@given(disassociated_releases(st), st.data())
+def test_apply_changes_matches_the_nested_release(release: Release, data) -> None:
+    """Chunks removed or replaced (by their rows with the last one dropped,
+    or doubled) in the arrays, slab by slab or at once, give the arrays of
+    the nested release changed alike."""
+    arrays = release.canonical().arrays
+    code = {label: i for i, label in enumerate(arrays.labels)}
+    nested = release.canonical()
+    owners = [c.record_chunks for c in nested.clusters] + [j.shared_chunks for j in nested.joint_clusters]
+    changes: dict[int, CodedChunk | None] = {}
+    position = 0
+    for chunks in owners:
+        for index, rows in enumerate(list(chunks)):
+            action = data.draw(st.sampled_from(["keep", "remove", "shrink", "double"]))
+            if action == "remove":
+                changes[position] = None
+                chunks[index] = None
+            elif action != "keep" and (action == "double" or len(rows) > 1):
+                rows = rows[:-1] if action == "shrink" else rows + rows
+                changes[position] = CodedChunk.of(rows, code)
+                chunks[index] = rows
+            position += 1
+        chunks[:] = [rows for rows in chunks if rows is not None]
+    clusters = [
+        Cluster(c.id, max([c.size, *map(len, c.record_chunks)]), c.record_chunks, c.term_chunk) for c in nested.clusters
+    ]
+    expected = Release("disassociated", clusters=clusters, joint_clusters=nested.joint_clusters).canonical().arrays
+    for slab in (1, 7, 1 << 22):
+        got = apply_changes(arrays, changes, slab=slab)
+        assert got.labels == expected.labels
+        for name in (
+            "items",
+            "row_offsets",
+            "chunk_offsets",
+            "owner_offsets",
+            "term_items",
+            "term_offsets",
+            "cluster_sizes",
+        ):
+            assert getattr(got, name).tolist() == getattr(expected, name).tolist(), name

@@ -18,7 +18,7 @@ def run_starts(sorted_values: np.ndarray) -> np.ndarray:
 
 def unique_int(values: np.ndarray) -> np.ndarray:
     """The distinct values of an integer array, ascending."""
-    ordered = np.sort(values, kind="stable")
+    ordered = np.sort(values)  # equal values are equal: no need for a stable sort
     return ordered[run_starts(ordered)]
 
 
@@ -118,3 +118,54 @@ def int_bincount(index: np.ndarray, weights: np.ndarray, minlength: int = 0) -> 
     out = np.zeros(max(minlength, int(index.max()) + 1), dtype=np.int64)
     np.add.at(out, index, weights)
     return out
+
+
+def stable_order(values: np.ndarray, bound: int) -> np.ndarray:
+    """The stable argsort of non-negative ints below ``bound`` (a radix sort
+    when they fit 16 bits)."""
+    return np.argsort(values.astype(np.uint16) if bound <= 1 << 16 else values, kind="stable")
+
+
+def lexicographic_order(lead: np.ndarray, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The stable order of the rows ``i`` by ``(lead[i], items[offsets[i]:offsets[i + 1]])``:
+    by ``lead``, then by the rows' items as sequences compared element by
+    element, a proper prefix first (the order of Python tuples). ``lead`` and
+    ``items`` are non-negative ints.
+
+    Vectorised: one sort by ``(lead, first item)``, then, while rows tie on
+    everything compared so far, one sort of the tied rows only by their next
+    item (-1 past a row's end: rows that ended tie for good, being equal). No
+    Python object per row."""
+    n = len(lead)
+    lengths = np.diff(offsets).astype(np.int64)
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    items = np.asarray(items, dtype=np.int64)
+    base = (int(items.max()) if len(items) else 0) + 2
+
+    def column(rows: np.ndarray, depth: int) -> np.ndarray:
+        """Item ``depth`` of each of ``rows``, or -1 past its end."""
+        inside = lengths[rows] > depth
+        return np.where(inside, items[np.where(inside, starts[rows] + depth, 0)] if len(items) else -1, -1)
+
+    lead = np.asarray(lead, dtype=np.int64)
+    order = np.argsort(lead, kind="stable")
+    key = lead[order]
+    # the positions of ``order`` still tied with a neighbour, and each one's tied group (first position)
+    tied = np.arange(n, dtype=np.int64)
+    depth = 0
+    while len(tied) > 1:
+        same = key[1:] == key[:-1]
+        in_group = np.r_[False, same] | np.r_[same, False]
+        tied, key = tied[in_group], key[in_group]
+        if not len(tied):
+            break
+        group = np.maximum.accumulate(np.where(np.r_[True, key[1:] != key[:-1]], np.arange(len(tied)), 0))
+        col = column(order[tied], depth)
+        # rows that ended tie with the others that ended (equal rows): their group is settled
+        live = col >= 0
+        sub = np.argsort(group * base + (col + 1), kind="stable")
+        order[tied] = order[tied][sub]
+        tied, group, col, live = tied, group[sub], col[sub], live[sub]
+        tied, key = tied[live], (group * base + col + 1)[live]
+        depth += 1
+    return order

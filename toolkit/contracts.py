@@ -16,12 +16,14 @@ words that complete "compute() returned ...".
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from .arrays import unique_int
 from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Partitioning
 from .claims import ADVERSARIES, WP29_CRITERIA, Claim
 from .components import KINDS, Outcome, Stage
@@ -164,11 +166,39 @@ def _chunk_batch(component: Any, result: Any, args: tuple[Any, ...]) -> str | No
     batch: ClusterBatch = args[0]
     if not isinstance(result, list) or len(result) != len(batch):
         return f"{_count(result)}, not a list of one ChunkedCluster for each of the {len(batch)} clusters"
-    for c, chunked in enumerate(result):
+    if _chunks_hold_the_terms(batch, result):
+        return None
+    for c, chunked in enumerate(result):  # name the first cluster at fault
         problem = _cluster_terms_problem(chunked, np.unique(batch.cluster(c).items), f"for cluster {batch.first + c}")
         if problem is not None:
             return problem
     return None
+
+
+def _chunks_hold_the_terms(batch: ClusterBatch, result: list[Any]) -> bool:
+    """Whether every cluster's chunks in ``result`` hold its terms, each once
+    (what :func:`_cluster_terms_problem` checks cluster by cluster), decided
+    with one sort of the placed (cluster, term) pairs and one of the batch's;
+    False also when a chunk holds something that is not an integer (the
+    cluster-by-cluster check then decides)."""
+    if not all(isinstance(chunked, ChunkedCluster) for chunked in result):
+        return False
+    span = len(batch.labels) + 1
+    sizes = [sum(map(len, chunked.record_chunks)) + len(chunked.term_chunk) for chunked in result]
+    placed_terms = itertools.chain.from_iterable(
+        itertools.chain(itertools.chain.from_iterable(chunked.record_chunks), chunked.term_chunk) for chunked in result
+    )
+    flat = list(placed_terms)
+    if not all(issubclass(kind, int | np.integer) for kind in set(map(type, flat))):
+        return False
+    try:
+        terms = np.fromiter(flat, dtype=np.int64, count=sum(sizes))
+    except OverflowError:
+        return False
+    placed = np.sort(np.repeat(np.arange(len(result), dtype=np.int64), sizes) * span + terms)
+    record_cluster = np.repeat(np.arange(len(batch), dtype=np.int64), batch.cluster_sizes)
+    held = unique_int(np.repeat(record_cluster, batch.record_sizes) * span + batch.items)
+    return bool(((terms >= 0) & (terms < span)).all() and np.array_equal(placed, held))
 
 
 def _joint_plans(component: Any, result: Any, args: tuple[Any, ...]) -> str | None:

@@ -31,9 +31,20 @@ IN_FLIGHT_PER_WORKER = 4
 """Batches submitted per worker ahead of the consumer (bounds the client's memory)."""
 
 
-def apply_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:
+class Batch:
+    """One batch of items, opaque to Dask: a task argument that is a list is
+    walked item by item (looking for futures and graph keys) and may be kept
+    as one object per item; a plain object is pickled once, as a whole."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self.items = items
+
+
+def apply_batch(fn: Callable[[T], R], batch: Batch) -> list[R]:
     """Run ``fn`` over one batch on a worker (top level, so Dask can pickle it)."""
-    return [fn(item) for item in batch]
+    return [fn(item) for item in batch.items]
 
 
 class DaskExecutor:
@@ -75,7 +86,7 @@ class DaskExecutor:
         shared_fn = self._client.scatter(fn, broadcast=True, hash=False)
         pending: deque[Any] = deque()
         for batch in batches:
-            pending.append(self._client.submit(apply_batch, shared_fn, batch, pure=False))
+            pending.append(self._client.submit(apply_batch, shared_fn, Batch(batch), pure=False))
             if len(pending) >= limit:
                 yield from pending.popleft().result()
         while pending:

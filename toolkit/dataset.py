@@ -14,12 +14,17 @@ import functools
 import hashlib
 import itertools
 import operator
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
+
+from .arrays import concat_ranges
+
+TEXT_BLOCK_BYTES = 1 << 24
+"""Bytes of byte table gathered per block of :meth:`Dataset.content_text` (and of the hash)."""
 
 Item = str | int
 """An item as :meth:`Dataset.from_records` takes it: a label, or an integer
@@ -262,10 +267,16 @@ class Dataset:
 
     @cached_property
     def item_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`transpose`, computed once (it lives as long as the dataset)."""
+        return self.transpose()
+
+    def transpose(self) -> tuple[np.ndarray, np.ndarray]:
         """The transpose (CSC): ``(item_ptr, records)``; the records holding item
-        ``j`` are ``records[item_ptr[j]:item_ptr[j+1]]``, ascending."""
+        ``j`` are ``records[item_ptr[j]:item_ptr[j+1]]``, ascending. Computed
+        afresh, and nothing is kept on the dataset: a caller that needs it for
+        a while (HORPART) drops it when done."""
         order = np.argsort(self.items, kind="stable")
-        records = self.record_of_occurrence[order]
+        records = np.repeat(np.arange(self.n_records, dtype=np.int64), self.sizes)[order]
         item_ptr = np.zeros(self.n_items + 1, dtype=np.int64)
         np.cumsum(self.supports, out=item_ptr[1:])
         return item_ptr, records
@@ -347,30 +358,49 @@ class Dataset:
 
     @cached_property
     def _content_sha256(self) -> str:
-        return hashlib.sha256(self.content_text()).hexdigest()
+        digest = hashlib.sha256()
+        for block in self._text_blocks():
+            digest.update(block)
+        return digest.hexdigest()
 
     def content_text(self) -> bytes:
         """The UTF-8 text :meth:`content_sha256` hashes: for each record, its
         labels (in stored order) joined by spaces, then a newline (an empty
-        record is a lone newline). Built without a Python object per item
-        occurrence: each occurrence is its label's bytes, gathered from the
-        encoded vocabulary, and one separator byte."""
+        record is a lone newline)."""
+        return b"".join(self._text_blocks())
+
+    def _text_blocks(self) -> Iterator[bytes]:
+        """:meth:`content_text` in pieces of whole records, about
+        :data:`TEXT_BLOCK_BYTES` of work each, built without a Python object
+        per item occurrence: each label with a space after it is one row of a
+        byte table as wide as the longest, each occurrence its label's row,
+        and a mask keeps the bytes that are there; the space after a record's
+        last item becomes a newline, and an empty record is one."""
         encoded = [label.encode("utf-8") for label in self.labels]
-        vocab_lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        vocabulary = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        lengths = vocab_lengths[self.items]
-        pieces = np.r_[0, np.cumsum(lengths + 1)]  # bytes of the occurrences before each occurrence
-        empties_before = np.cumsum(self.sizes == 0) - (self.sizes == 0)  # empty records before each record
-        starts = pieces[:-1] + np.repeat(empties_before, self.sizes)
-        text = np.full(int(pieces[-1]) + int(np.count_nonzero(self.sizes == 0)), ord("\n"), dtype=np.uint8)
-        within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        text[np.repeat(starts, lengths) + within] = vocabulary[
-            np.repeat(np.cumsum(vocab_lengths)[self.items] - lengths, lengths) + within
-        ]
-        last = np.zeros(len(self.items), dtype=bool)  # the occurrence ends its record: a newline follows
-        last[self.indptr[1:][self.sizes > 0] - 1] = True
-        text[(starts + lengths)[~last]] = ord(" ")
-        return text.tobytes()
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        width = int(lengths.max(initial=0)) + 1
+        table = np.zeros((len(encoded), width), dtype=np.uint8)
+        flat = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        table[
+            np.repeat(np.arange(len(encoded)), lengths), concat_ranges(np.zeros(len(lengths), dtype=np.int64), lengths)
+        ] = flat
+        table[np.arange(len(encoded)), lengths] = ord(" ")
+        per_block = max(1, TEXT_BLOCK_BYTES // width)  # occurrences
+        first = 0
+        while first < self.n_records:
+            last = max(int(np.searchsorted(self.indptr, self.indptr[first] + per_block, side="right")) - 1, first + 1)
+            items = self.items[self.indptr[first] : self.indptr[last]]
+            sizes = self.sizes[first:last]
+            occupied = lengths[items] + 1
+            text = table[items][np.arange(width) < occupied[:, None]]
+            ends = np.cumsum(occupied)  # bytes up to the end of each occurrence
+            record_ends = np.cumsum(sizes)
+            text[ends[record_ends[sizes > 0] - 1] - 1] = ord("\n")
+            empty = np.flatnonzero(sizes == 0)
+            if len(empty):
+                text = np.insert(text, np.r_[0, ends][record_ends[empty]], ord("\n"))
+            yield text.tobytes()
+            first = last
 
     def __len__(self) -> int:
         return self.n_records

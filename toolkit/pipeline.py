@@ -22,6 +22,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from . import __version__
@@ -39,6 +40,7 @@ from .publishable import split_stats
 from .registry import Registry
 from .release import Release, json_text, release_from_bytes, release_from_json
 from .release_bytes import ENVELOPE
+from .release_slices import checked_content, serially
 from .trail import trail_from_json
 
 
@@ -138,7 +140,11 @@ def apply_sanitizers(
 
 
 def check_release(
-    registry: Registry, outcome: Outcome, producer: Component, original: Dataset | None
+    registry: Registry,
+    outcome: Outcome,
+    producer: Component,
+    original: Dataset | None,
+    ctx: Context | None = None,
 ) -> Callable[[dict[str, Any], dict[str, Any]], str]:
     """Before anything is written: the release ``producer`` made (the last
     component of a chain) reads back as a release and is well formed
@@ -149,11 +155,17 @@ def check_release(
     the content checked here, given the ``provenance`` and ``stats`` that
     stamping puts in the envelope.
 
-    A release held as canonical CSR arrays (disassociation's) is checked
-    without nested lists: its file text is assembled from the arrays, read
-    back from those bytes (:func:`privtool.release.release_from_bytes`, which
-    validates everything the JSON reader does) and the structure checks run on
-    what was read. Any other release goes through its canonical JSON object."""
+    A disassociated release held as CSR arrays is checked without nested
+    lists and with bounded memory: its content is written and read back a
+    slice of clusters at a time and each slice compared with the arrays
+    (:func:`privtool.release_slices.checked_content`; the slices through
+    ``ctx``'s executor when given), its envelope written and
+    read back on its own (:func:`read_back`, which validates everything the
+    JSON reader does), and the structure checks run on the arrays, which are
+    what was read. When a slice does not read back the fast way, or for
+    another kind held as canonical arrays, the whole file text is assembled
+    from the arrays, read back and checked as read. Any other release goes
+    through its canonical JSON object."""
     from .verifiers.structure import Unreachable, check_structure
 
     label = describe(producer.kind, producer.name)
@@ -163,7 +175,38 @@ def check_release(
 
     release = outcome.release
     arrays = release.backing_arrays
-    if arrays is not None and arrays.is_canonical():
+    run = serially if ctx is None else partial(ctx.map, description="checking the release")
+    content = checked_content(arrays, run) if arrays is not None and release.kind == "disassociated" else None
+    if arrays is not None and content is not None:
+        # the content was written and read back a slice at a time; the envelope is read back on its own
+        shell = Release(
+            kind=release.kind,
+            params=release.params,
+            provenance=release.provenance,
+            stats=release.stats,
+            hierarchy=release.hierarchy,
+            claims=release.claims,
+        )
+        try:
+            back = read_back(shell.dumps())
+        except InputError as exc:
+            raise unreadable(exc) from None
+        subject = Release.from_arrays(
+            arrays,
+            back.kind,
+            params=back.params,
+            provenance=back.provenance,
+            stats=back.stats,
+            hierarchy=back.hierarchy,
+            claims=back.claims,
+            format=back.format,
+        )
+
+        def text(provenance: dict[str, Any], stats: dict[str, Any]) -> str:
+            shell.provenance, shell.stats = provenance, stats
+            return shell.dumps()[: -len(_NO_CONTENT)] + "," + content + "}\n"
+
+    elif arrays is not None and arrays.is_canonical():
         canonical = release.canonical()
         checked = canonical.dumps()
         try:  # first what privtool could not even read back (an empty label, an empty sub-record, ...)
@@ -198,6 +241,10 @@ def check_release(
     if problems:
         raise PluginFault(plugin_of(producer), label, f"made a release that is not well formed: {problems[0]}")
     return text
+
+
+_NO_CONTENT = ',"clusters":[],"joint_clusters":[]}\n'
+"""How the file text of a disassociated release without clusters ends."""
 
 
 def with_envelope(text: str, fields: dict[str, Any]) -> str:
@@ -244,15 +291,17 @@ def stamp(
     seed: int,
     producer: Component,
     original: Dataset | None,
+    ctx: Context | None = None,
 ) -> Outcome:
-    """Check the release (:func:`check_release`), fill in provenance, keep in the
-    trail what the release must not publish (:mod:`privtool.publishable`: the
-    input SHA-256, the seed, every count not recomputable from the content),
-    and tie the trail to the (canonical) release. A trail privtool could not
-    write (a value JSON cannot hold) is a fault of its ``producer``'s plugin,
-    and nothing is written."""
+    """Check the release (:func:`check_release`, through ``ctx``'s executor
+    when given), fill in provenance, keep in the trail what the release must
+    not publish (:mod:`privtool.publishable`: the input SHA-256, the seed,
+    every count not recomputable from the content), and tie the trail to the
+    (canonical) release. A trail privtool could not write (a value JSON
+    cannot hold) is a fault of its ``producer``'s plugin, and nothing is
+    written."""
     with paused_gc():  # the checks and the canonical copy build many acyclic lists
-        text = check_release(registry, outcome, producer, original)
+        text = check_release(registry, outcome, producer, original, ctx)
     release = outcome.release
     release.provenance = {"privtool": __version__, "plugins": dict(plugins)}
     release.stats, private = split_stats(release, release.stats)
@@ -304,7 +353,7 @@ def run_chain(
     outcome.release.params = {**recorded, **outcome.release.params}
     outcome = apply_sanitizers(registry, outcome, chain.sanitizers, values, ctx)
     plugins = taking_part(registry, chain.components)
-    return stamp(registry, outcome, plugins, dataset.content_sha256(), ctx.seed, chain.components[-1], dataset)
+    return stamp(registry, outcome, plugins, dataset.content_sha256(), ctx.seed, chain.components[-1], dataset, ctx)
 
 
 def run_method(

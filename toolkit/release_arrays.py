@@ -242,18 +242,30 @@ def rows_in_order(items: Codes, row_offsets: Ints, group_offsets: Ints) -> bool:
     pair = np.ones(n_rows - 1, dtype=bool)  # rows r and r + 1 are in one group
     firsts = group_offsets[1:-1]
     pair[firsts[(firsts > 0) & (firsts < n_rows)] - 1] = False
-    left = np.flatnonzero(pair)
     starts, lengths = row_offsets[:-1], np.diff(row_offsets)
-    a, b = starts[left], starts[left + 1]
-    la, lb = lengths[left], lengths[left + 1]
+    # the first items decide every pair at once, but those of two rows longer than one item that tie
+    head = items[np.minimum(starts, len(items) - 1)] if len(items) else np.zeros(n_rows, dtype=items.dtype)
+    x, y, la, lb = head[:-1], head[1:], lengths[:-1], lengths[1:]
+    both = (la > 0) & (lb > 0)
+    same_head = both & (x == y)
+    short = np.minimum(la, lb) <= 1
+    if np.any(pair & both & (x > y)) or np.any(pair & (short & (same_head | ~both)) & (la > lb)):
+        return False
+    left = np.flatnonzero(pair & same_head & ~short)
+    return _pairs_in_order(items, starts[left] + 1, starts[left + 1] + 1, la[left] - 1, lb[left] - 1)
+
+
+def _pairs_in_order(items: Codes, a: Ints, b: Ints, la: Ints, lb: Ints) -> bool:
+    """Whether each row ``items[a:a + la]`` comes lexicographically no later
+    than its row ``items[b:b + lb]``."""
     common = np.minimum(la, lb)
-    which = np.repeat(np.arange(len(left)), common)  # pair of every compared position
+    which = np.repeat(np.arange(len(a)), common)  # pair of every compared position
     step = np.arange(len(which)) - np.repeat(np.cumsum(common) - common, common)
     x, y = items[a[which] + step], items[b[which] + step]
     differ = np.flatnonzero(x != y)
     first = differ[np.r_[True, which[differ[1:]] != which[differ[:-1]]]] if len(differ) else differ
     if np.any(x[first] > y[first]):
         return False
-    tied = np.ones(len(left), dtype=bool)
+    tied = np.ones(len(a), dtype=bool)
     tied[which[first]] = False
     return bool(np.all(la[tied] <= lb[tied]))

@@ -4,20 +4,25 @@ per item occurrence (issue 20 item 2).
 :func:`parse_canonical` understands exactly the layout :func:`canonical_bytes`
 writes (the layout of :meth:`privtool.release.Release.dumps`): the envelope
 first (``format`` ... ``stats``: small, parsed with :mod:`json`), then the
-content with no whitespace, no escapes and every order canonical. It tokenizes
-the content at byte level (with nothing escaped, every ``"`` delimits a
-string), checks the content's shape with one regular expression over a
-*skeleton* in which every value string is ``@``, finds rows, chunks and
-clusters by bracket depth, and de-duplicates the labels as fixed-width byte
-strings with :func:`numpy.unique`. It returns ``None`` for anything it does not
-fully understand or that is not valid; the caller then reads the file the
+content with no whitespace, no escapes and every order canonical. With nothing
+escaped every ``"`` delimits a string, so the strings are the pairs of quote
+positions (one pass over the bytes). The gap after each string is read as one
+8-byte word: value strings joined by ``,``, ``],[`` or ``]],[[`` form *runs*
+(rows, chunks, flat lists) whose inside needs no more checking; everything
+else (keys, brackets, sizes, with one marker byte per run) forms a small
+*skeleton*, checked by one regular expression, whose bracket depth places
+every run (an id, a term chunk, members, rows). Labels are de-duplicated by
+hashing their 8-byte words (:func:`_hash_distinct`): only the distinct ones
+are decoded and sorted. It returns ``None`` for anything it does not fully
+understand or that is not valid; the caller then reads the file the
 validating way (:func:`privtool.release.release_from_json`), which names the
 problem. So nothing the validating path refuses gets through here.
 
-:func:`canonical_bytes` assembles the file from canonical arrays: the text is a
-sequence of *pieces* (a label's JSON string, a bracket, a cluster's opening...),
-joined level by level (rows, chunks, clusters) as arrays of piece numbers and
-copied out in one gather.
+:func:`canonical_bytes` assembles the file from canonical arrays as an array
+of *pieces* (:class:`_Pieces`): one per item occurrence (its label with the
+brackets and comma around it, pre-encoded per label), a few per chunk and
+cluster, each placed by arithmetic on the CSR offsets, then copied out with
+one fixed-width gather and scatter per piece length.
 """
 
 from __future__ import annotations
@@ -25,12 +30,14 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Iterable
 from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .arrays import concat_ranges, run_starts
 from .dataset import label_sort_key
 from .release_arrays import (
     Codes,
@@ -49,22 +56,43 @@ MAX_RECORDS = 2**31 - 1
 this): far above any real release, low enough that record positions fit the
 32-bit indexes of the attacks and metrics. Also :data:`privtool.release.MAX_RECORDS`."""
 
-_ROW = rb"\[@(?:,@)*+\]"
-_CHUNK = rb"\[(?:" + _ROW + rb"(?:," + _ROW + rb")*+)?\]"
+_MARKERS = np.frombuffer(b"!@#%", dtype=np.uint8)
+"""Skeleton byte of a *run* (value strings joined by common gaps), by the
+deepest gap inside it: one string; strings joined by ``,`` only (one flat
+list); by ``],[`` too (rows of one chunk, or records); by ``]],[[`` too (rows
+of several chunks)."""
+_COMMA, _NEXT_ROW, _NEXT_CHUNK = (int.from_bytes(gap, "little") for gap in (b',"', b'],["', b"]],["))
+_NEXT_CHUNK_END = int.from_bytes(b'["', "little")
+"""The gaps between two value strings that a run may hold, followed by the
+next string's opening quote, as little-endian words: ``,`` (class 1), ``],[``
+(class 2), ``]],[[`` (class 3, in two parts); any other gap is class 0, ends
+the run and stays in the skeleton."""
+
+_CHUNK = rb"\[(?:\[[!@#%]\])?\]"
 _CHUNKS = rb"\[(?:" + _CHUNK + rb"(?:," + _CHUNK + rb")*+)?\]"
-_LABELS = rb"\[(?:@(?:,@)*+)?\]"
-_CLUSTER = rb'\{"id":@,"size":[1-9][0-9]{0,9},"record_chunks":' + _CHUNKS + rb',"term_chunk":' + _LABELS + rb"\}"
-_JOINT = rb'\{"id":@,"members":' + _ROW + rb',"shared_chunks":' + _CHUNKS + rb"\}"
+_TERMS = rb"\[[!@]?\]"
+_CLUSTER = rb'\{"id":!,"size":[1-9][0-9]{0,9},"record_chunks":' + _CHUNKS + rb',"term_chunk":' + _TERMS + rb"\}"
+_JOINT = rb'\{"id":!,"members":\[[!@]\],"shared_chunks":' + _CHUNKS + rb"\}"
 _DISASSOCIATED = re.compile(
     rb'"clusters":\[(?:' + _CLUSTER + rb"(?:," + _CLUSTER + rb")*+)?\]"
     rb',"joint_clusters":\[(?:' + _JOINT + rb"(?:," + _JOINT + rb")*+)?\]"
 )
-_RECORDS = re.compile(rb'"records":\[(?:' + _LABELS + rb"(?:," + _LABELS + rb")*+)?\]")
-"""Skeletons of the content (possessive repeats: the grammar never backtracks)."""
-_SIZE = re.compile(rb'"size":([0-9]+)')
+_RECORD = rb"\[[!@#]?\]"
+_RECORDS = re.compile(rb'"records":\[(?:' + _RECORD + rb"(?:," + _RECORD + rb")*+)?\]")
+"""Skeletons of the content (possessive repeats: the grammar never backtracks).
+A run stands for what its marker allows where it stands: a cluster's id one
+string, a term chunk or a member list a flat list, a chunk's content
+``[[run]]`` one or more non-empty chunks of non-empty rows, a record's content
+one or more non-empty records."""
+_JOINTS = b'],"joint_clusters":['
+_SIZE_AT = len(b'{"id":!,"size":')
+"""Where a cluster's size starts in the skeleton, from its ``{``."""
 _HIERARCHY = b'],"hierarchy":'
 
-_AT, _QUOTE, _COLON = ord("@"), ord('"'), ord(":")
+_QUOTE, _COLON = ord('"'), ord(":")
+_DEPTH = np.zeros(256, dtype=np.int8)
+_DEPTH[[ord("["), ord("{")]] = 1
+_DEPTH[[ord("]"), ord("}")]] = -1
 
 
 # ---------------------------------------------------------------- reading
@@ -75,16 +103,18 @@ def parse_canonical(data: bytes) -> tuple[dict[str, Any], ReleaseArrays, Any] | 
     checks of the content holds) and the parsed ``hierarchy`` of a generalized
     release (else ``None``). ``None`` when the bytes are not in canonical layout
     or anything in the content is invalid."""
-    if b"\\" in data or not data.endswith(b"}\n") or np.any(np.frombuffer(data, dtype=np.uint8)[:-1] < 0x20):
+    if b"\\" in data or not data.endswith(b"}\n") or np.frombuffer(data, dtype=np.uint8)[:-1].min() < 0x20:
         return None
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    clusters = data.find(b',"clusters":[')
+    records = data.find(b',"records":[', 0, len(data) if clusters < 0 else clusters)  # the first of the two
+    cut = clusters if records < 0 else records
+    if cut < 0:
         return None
-    cuts = [cut for cut in (data.find(b',"clusters":['), data.find(b',"records":[')) if cut >= 0]
-    if not cuts:
-        return None
-    cut = min(cuts)
     try:
         envelope = json.loads(data[:cut] + b"}")
     except (
@@ -94,134 +124,221 @@ def parse_canonical(data: bytes) -> tuple[dict[str, Any], ReleaseArrays, Any] | 
         return None
     if not isinstance(envelope, dict) or tuple(envelope) != ENVELOPE:
         return None
-    body = data[cut + 1 : -2]  # the content, without the object's closing "}\n"
+    stop = len(data) - 2  # the content ends before the object's closing "}\n"
     kind, hierarchy = envelope["kind"], None
     if kind == "disassociated":
-        arrays = _disassociated(body)
+        arrays = _disassociated(_Content.of(data, cut + 1, stop))
     elif kind in ("generalized", "sanitized"):
         if kind == "generalized":
-            at = body.find(_HIERARCHY)
+            at = data.find(_HIERARCHY, cut, stop)
             if at < 0:
                 return None
             try:
-                hierarchy = json.loads(body[at + len(_HIERARCHY) :])
+                hierarchy = json.loads(data[at + len(_HIERARCHY) : stop])
             except (ValueError, RecursionError):
                 return None
-            body = body[: at + 1]
-        arrays = _records(body)
+            stop = at + 1
+        arrays = _records(_Content.of(data, cut + 1, stop))
     else:
         return None
     return None if arrays is None else (envelope, arrays, hierarchy)
 
 
-class _Tokens:
-    """The value strings of a content region (``start``/``end`` of their bytes,
-    quotes excluded) and its skeleton: the region with every value string
-    (every string not followed by ``:``) replaced by ``@``; ``level`` is the
-    bracket depth after each skeleton byte, ``at`` where the ``@`` are."""
+class _Content:
+    """A content region cut into strings and a *skeleton*: the region with
+    every *run* (value strings, strings not followed by ``:``, joined by common
+    gaps: :data:`_COMMA`, ...) replaced by one marker byte (:data:`_MARKERS`).
+    The strings and the gaps inside runs are checked here by word comparisons;
+    the skeleton, small (keys, brackets, sizes and one byte per run), is checked
+    by a regular expression.
 
-    def __init__(self, body: bytes, start: Ints, end: Ints, skeleton: bytes) -> None:
-        self.body, self.start, self.end, self.skeleton = body, start, end, skeleton
-        sk = np.frombuffer(skeleton, dtype=np.uint8)
-        self.sk = sk
-        is_open = (sk == ord("[")) | (sk == ord("{"))
-        is_close = (sk == ord("]")) | (sk == ord("}"))
-        self.level = np.cumsum(is_open.view(np.int8) - is_close.view(np.int8), dtype=np.int32)
-        self.at = np.flatnonzero(sk == _AT)
-        self.brackets: dict[str, Ints] = {}
+    ``opening``/``closing``: each string's quotes in ``padded`` (the file with 8
+    zero bytes after it); ``gap_before``: per string, the class of the gap
+    before it when it continues a run, else 0; ``run_first``/``run_length``: each
+    run's strings; ``marker_at``: where each run's marker is in the skeleton;
+    ``level``: the bracket depth after each skeleton byte."""
+
+    def __init__(self, padded: bytes, quotes: Ints, first: int, stop: int) -> None:
+        self.padded = padded
+        self.opening, self.closing = opening, closing = quotes[0::2], quotes[1::2]
+        words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # words[i]: bytes i..i+7
+        after = words[closing + 1]  # the 8 bytes after each string (little-endian: the first is the lowest)
+        two, four = after.view(np.uint16), after.view(np.uint32)
+        value = after.view(np.uint8)[0::8] != _COLON
+        # the class of the gap after each string when a value string follows it: the
+        # gap and the next quote (the next string's opening) are the lowest bytes
+        gap = np.zeros(len(after) + 1, dtype=np.uint8)
+        gap[1:] = (two[0::4] == _COMMA).view(np.uint8)
+        gap[1:] |= (four[0::2] == _NEXT_ROW).view(np.uint8) << 1
+        gap[1:] |= ((four[0::2] == _NEXT_CHUNK) & (two[2::4] == _NEXT_CHUNK_END)).view(np.uint8) * np.uint8(3)
+        gap[1:-1] *= value[1:]
+        self.gap_before, gap_after = gap[:-1], gap[1:]
+        self.run_first = run_first = np.flatnonzero(value & (self.gap_before == 0))
+        run_last = np.flatnonzero(value & (gap_after == 0))
+        self.run_length = run_last - run_first + 1
+        # a run's first gap is 0, the others 1 to 3 (keys between runs: 0): its deepest picks its marker
+        deepest = np.maximum.reduceat(self.gap_before, run_first) if len(run_first) else self.gap_before[:0]
+        kept_from = np.empty(len(run_first) + 1, dtype=np.int64)
+        kept_to = np.empty(len(run_first) + 1, dtype=np.int64)
+        kept_from[0], kept_from[1:] = first, closing[run_last] + 1
+        kept_to[:-1], kept_to[-1] = opening[run_first] + 1, stop  # up to and with a run's opening quote
+        lengths = kept_to - kept_from
+        skeleton = np.frombuffer(padded, dtype=np.uint8)[concat_ranges(kept_from, lengths)]
+        self.marker_at = np.cumsum(lengths[:-1]) - 1
+        skeleton[self.marker_at] = _MARKERS[deepest]
+        self.skeleton_bytes, self.skeleton = skeleton, skeleton.tobytes()
+        self.level = np.cumsum(_DEPTH[skeleton], dtype=np.int32)
 
     @classmethod
-    def of(cls, body: bytes) -> _Tokens | None:
-        region = np.frombuffer(body, dtype=np.uint8)
-        quotes = np.flatnonzero(region == _QUOTE)
+    def of(cls, data: bytes, first: int, stop: int) -> _Content | None:
+        """The content ``data[first:stop]``, or ``None`` when its strings cannot be
+        those of a canonical file (odd quotes, an empty string)."""
+        padded = data + bytes(8)
+        quotes = np.flatnonzero(np.frombuffer(padded, dtype=np.uint8)[first:stop] == _QUOTE)
+        quotes += first
         if len(quotes) % 2:
             return None
-        opening, closing = quotes[0::2], quotes[1::2]
-        value = region[np.minimum(closing + 1, len(region) - 1)] != _COLON
-        start, end = opening[value] + 1, closing[value]
-        if np.any(end == start):  # an empty label or id: refused, let the validating path say where
-            return None
-        # the skeleton keeps runs of bytes outside value strings; a value string's
-        # content and closing quote go, its opening quote becomes @
-        runs = np.empty(2 * len(start) + 1, dtype=np.int64)
-        runs[0::2] = np.r_[start, len(region)] - np.r_[0, end + 1]
-        runs[1::2] = end + 1 - start
-        kept = np.zeros(len(runs), dtype=bool)
-        kept[0::2] = True
-        marked = region.copy()
-        marked[start - 1] = _AT
-        skeleton = marked[np.repeat(kept, runs)].tobytes()
-        tokens = cls(body, start, end, skeleton)
-        return tokens if len(tokens.at) == len(start) else None  # an @ outside a string is not JSON
+        return cls(padded, quotes, first, stop)
 
-    def opens(self, level: int, byte: str = "[") -> Ints:
+    def strings_of(self, runs: npt.NDArray[np.bool_]) -> Ints:
+        """The strings of the runs selected, in order."""
+        return concat_ranges(self.run_first[runs], self.run_length[runs])
+
+    def runs_before(self, at: Ints) -> Ints:
+        """Number of runs whose marker is before each skeleton position ``at``."""
+        return np.searchsorted(self.marker_at, at)
+
+    def opens(self, byte: str, level: int) -> Ints:
         """Skeleton positions of the brackets ``byte`` that open ``level``."""
-        at = self.brackets.get(byte)
-        if at is None:
-            at = self.brackets[byte] = np.flatnonzero(self.sk == ord(byte))
+        at = np.flatnonzero(self.skeleton_bytes == ord(byte))
         return at[self.level[at] == level]
 
-    def strings(self, which: npt.NDArray[np.bool_]) -> list[str]:
-        """The value strings selected (by ``@`` number), decoded (ids and
-        members: a few per cluster), with one decode for all of them."""
-        start, end = self.start[which], self.end[which]
-        if len(start) == 0:
+    def labels(self, which: Ints) -> tuple[tuple[str, ...], Codes] | None:
+        """The strings ``which`` as labels and codes (:func:`_distinct`)."""
+        return _distinct(self.padded, self.opening[which] + 1, self.closing[which])
+
+    def strings(self, which: Ints) -> list[str]:
+        """The strings ``which`` (ids and members: a few per cluster), decoded,
+        with one decode for all of them."""
+        if len(which) == 0:
             return []
-        lengths = end - start + 1  # each string and a '"' after it (no string holds one)
-        at = np.cumsum(lengths) - lengths
-        region = np.frombuffer(self.body, dtype=np.uint8)
-        joined = region[np.repeat(start - at, lengths) + np.arange(int(lengths.sum()))]
-        joined[at + lengths - 1] = _QUOTE
+        start = self.opening[which] + 1
+        lengths = self.closing[which] - start + 1  # each string and a '"' after it (no string holds one)
+        joined = np.frombuffer(self.padded, dtype=np.uint8)[concat_ranges(start, lengths)]
+        joined[np.cumsum(lengths) - 1] = _QUOTE
         return joined[:-1].tobytes().decode("utf-8").split('"')
 
 
-def _offsets(positions: Ints, group_opens: Ints) -> Ints:
-    """CSR offsets of sorted ``positions`` by the groups opening at ``group_opens``."""
-    out = np.empty(len(group_opens) + 1, dtype=np.int64)
-    out[:-1] = np.searchsorted(positions, group_opens)
-    out[-1] = len(positions)
+def _offsets(counts_before: Ints, total: int) -> Ints:
+    """CSR offsets: how many elements come before each group's opening, then ``total``."""
+    out = np.empty(len(counts_before) + 1, dtype=np.int64)
+    out[:-1] = counts_before
+    out[-1] = total
     out.flags.writeable = False
     return out
 
 
-def _disassociated(body: bytes) -> ReleaseArrays | None:
-    tokens = _Tokens.of(body)
-    if tokens is None or _DISASSOCIATED.fullmatch(tokens.skeleton) is None:
-        return None
-    at, depth = tokens.at, tokens.level[tokens.at]
-    joint = at > tokens.skeleton.find(b',"joint_clusters":')
-    # depth of a value string: 2 a (joint) cluster's id, 3 a term or a member, 5 an item of a row
-    in_rows, in_terms = depth == 5, (depth == 3) & ~joint
-    owner_opens = tokens.opens(2, "{")
-    cluster_opens = owner_opens[: np.count_nonzero((depth == 2) & ~joint)]
-    row_opens, chunk_opens = tokens.opens(5), tokens.opens(4)
-    distinct = _distinct(body, tokens.start[in_rows | in_terms], tokens.end[in_rows | in_terms])
-    labels, codes = distinct
-    coded = np.empty(len(at), dtype=np.int32)
-    coded[in_rows | in_terms] = codes
-    items, term_items = (
-        frozen(coded[in_rows], np.int32),
-        frozen(coded[in_terms], np.int32),
-    )
-    row_offsets = _offsets(at[in_rows], row_opens)
-    chunk_offsets = _offsets(row_opens, chunk_opens)
-    owner_offsets = _offsets(chunk_opens, owner_opens)
-    term_offsets = _offsets(at[in_terms], cluster_opens)
+def _before(per_run: Ints) -> Ints:
+    """Running totals of a count per run: element ``r`` is the count in the runs before run ``r``."""
+    out = np.zeros(len(per_run) + 1, dtype=np.int64)
+    np.cumsum(per_run, out=out[1:])
+    return out
 
-    cluster_ids = tokens.strings((depth == 2) & ~joint)
-    sizes = frozen([int(size) for size in _SIZE.findall(tokens.skeleton)], np.int64)
-    joint_ids = tokens.strings((depth == 2) & joint)
-    members = tokens.strings((depth == 3) & joint)
-    member_offsets = _offsets(at[(depth == 3) & joint], owner_opens[len(cluster_ids) :]).tolist()
-    joint_members = tuple(tuple(members[a:b]) for a, b in itertools.pairwise(member_offsets))
-    known = set(cluster_ids)
-    n_record_chunks = int(owner_offsets[len(cluster_ids)])
+
+def _per_run(flags: npt.NDArray[np.bool_], run_first: Ints) -> Ints:
+    """How many ``flags`` are set in each run (runs start at ``run_first``, cover everything)."""
+    if len(run_first) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.add.reduceat(flags, run_first, dtype=np.int64)
+
+
+def _sizes(content: _Content, opens: Ints) -> Ints:
+    """The clusters' sizes, read from the skeleton after each ``{`` (the grammar
+    checked: 1 to 10 digits, then ``,``)."""
+    window = np.zeros((len(opens), 11), dtype=np.int64)
+    skeleton = np.append(content.skeleton_bytes, np.zeros(11, dtype=np.uint8))
+    window[:] = skeleton[(opens + _SIZE_AT)[:, None] + np.arange(11)]
+    digit = (window >= ord("0")) & (window <= ord("9"))
+    n_digits = np.argmin(digit, axis=1)
+    power = n_digits[:, None] - 1 - np.arange(11)
+    scale = np.where(power >= 0, 10 ** np.maximum(power, 0), 0)
+    return frozen(((window - ord("0")) * scale).sum(axis=1), np.int64)
+
+
+# what a run holds, by the depth of its marker (and whether it is in a joint cluster)
+_ID, _JOINT_ID, _MEMBERS, _TERMS_RUN, _ROWS = 0, 1, 2, 3, 4
+
+
+def _disassociated(content: _Content | None) -> ReleaseArrays | None:
+    if content is None or _DISASSOCIATED.fullmatch(content.skeleton) is None:
+        return None
+    joints_at = content.skeleton.find(_JOINTS)
+    run_depth = content.level[content.marker_at]
+    in_joint = content.marker_at > joints_at
+    run_role = np.select(
+        [run_depth == 2, run_depth == 3, run_depth == 5],
+        [_ID + in_joint, np.where(in_joint, _MEMBERS, _TERMS_RUN), _ROWS],
+    )
+    in_rows, in_terms = content.strings_of(run_role == _ROWS), content.strings_of(run_role == _TERMS_RUN)
+    item_gap, n_items = content.gap_before[in_rows], len(in_rows)
+    labelled = np.concatenate([in_rows, in_terms])
+    del in_rows, in_terms  # a release of millions of records: every array of positions counts
+    distinct = content.labels(labelled)
+    if distinct is None:
+        return None
+    labels, codes = distinct
+    items, term_items = frozen(codes[:n_items], np.int32), frozen(codes[n_items:], np.int32)
+
+    # rows: every item after a gap other than ',' opens one (rows are never empty)
+    row_starts = np.flatnonzero(item_gap != 1)
+    row_offsets = _offsets(row_starts, len(items))
+    # chunks: opened in the skeleton (at depth 4) or by a ']],[[' inside a run
+    is_rows_run, first = run_role == _ROWS, content.run_first
+    rows_per_run = np.where(is_rows_run, 1 + _per_run(content.gap_before >= 2, first), 0)
+    breaks_per_run = np.where(is_rows_run, _per_run(content.gap_before == 3, first), 0)
+    chunk_opens = content.opens("[", 4)
+    rows_before_chunk = np.concatenate(
+        [
+            _before(rows_per_run)[content.runs_before(chunk_opens)],
+            np.searchsorted(row_starts, np.flatnonzero(item_gap == 3)),
+        ]
+    )
+    rows_before_chunk.sort(kind="stable")
+    chunk_offsets = _offsets(rows_before_chunk, len(row_starts))
+    owner_opens = content.opens("{", 2)
+    n_clusters = int(np.count_nonzero(owner_opens < joints_at))
+    owner_runs = content.runs_before(owner_opens)
+    owner_offsets = _offsets(
+        np.searchsorted(chunk_opens, owner_opens) + _before(breaks_per_run)[owner_runs], len(rows_before_chunk)
+    )
+    cluster_opens = owner_opens[:n_clusters]
+    terms_per_run = np.where(run_role == _TERMS_RUN, content.run_length, 0)
+    term_offsets = _offsets(_before(terms_per_run)[owner_runs[:n_clusters]], len(term_items))
+
+    # ids and members: de-duplicated like labels; each decoded once
+    in_ids, in_members = content.run_first[run_role <= _JOINT_ID], content.strings_of(run_role == _MEMBERS)
+    distinct = content.labels(np.concatenate([in_ids, in_members]))
+    if distinct is None:
+        return None
+    names, numbers = distinct
+    member_counts = content.run_length[run_role == _MEMBERS]
+    is_cluster = np.zeros(len(names), dtype=bool)
+    is_cluster[numbers[:n_clusters]] = True
+    member_numbers = numbers[len(in_ids) :]
+    pairs = np.sort(np.repeat(np.arange(len(member_counts)), member_counts) * len(names) + member_numbers)
+    cluster_ids, joint_ids, members = (
+        [names[i] for i in part.tolist()] for part in np.split(numbers, [n_clusters, len(in_ids)])
+    )
+    joint_members = tuple(tuple(members[a:b]) for a, b in itertools.pairwise(_before(member_counts).tolist()))
+    sizes = _sizes(content, cluster_opens)
+    n_record_chunks = int(owner_offsets[n_clusters])
     chunk_rows = np.diff(chunk_offsets)[:n_record_chunks]
-    cluster_of_chunk = np.repeat(np.arange(len(cluster_ids)), np.diff(owner_offsets[: len(cluster_ids) + 1]))
+    cluster_of_chunk = np.repeat(np.arange(n_clusters), np.diff(owner_offsets[: n_clusters + 1]))
     if (
-        len(known) != len(cluster_ids)
-        or known.intersection(joint_ids)
-        or any(len(set(ms)) != len(ms) or not known.issuperset(ms) for ms in joint_members)
+        np.count_nonzero(is_cluster) != n_clusters  # a cluster id repeated
+        or np.any(is_cluster[numbers[n_clusters : len(in_ids)]])  # a joint cluster's id is a cluster's
+        or not np.all(is_cluster[member_numbers])  # a member is no cluster
+        or np.any(pairs[1:] == pairs[:-1])  # a member repeated in a joint cluster
         or int(sizes.sum()) > MAX_RECORDS
         or np.any(chunk_rows > sizes[cluster_of_chunk])
         or not strictly_increasing_rows(items, row_offsets)
@@ -245,13 +362,23 @@ def _disassociated(body: bytes) -> ReleaseArrays | None:
     )
 
 
-def _records(body: bytes) -> ReleaseArrays | None:
-    tokens = _Tokens.of(body)
-    if tokens is None or _RECORDS.fullmatch(tokens.skeleton) is None:
+def _records(content: _Content | None) -> ReleaseArrays | None:
+    if content is None or _RECORDS.fullmatch(content.skeleton) is None:
         return None
-    labels, codes = _distinct(body, tokens.start, tokens.end)
+    in_records = content.strings_of(np.ones(len(content.run_first), dtype=bool))
+    distinct = content.labels(in_records)
+    if distinct is None:
+        return None
+    labels, codes = distinct
     items = frozen(codes, np.int32)
-    row_offsets = _offsets(tokens.at, tokens.opens(2))
+    # records: a non-empty one opens at each item after a gap other than ','; an
+    # empty one is a '[]' of the skeleton (at depth 2), after the runs before it
+    starts = np.flatnonzero(content.gap_before[in_records] != 1)
+    opens = content.opens("[", 2)
+    empty = opens[content.skeleton_bytes[opens + 1] == ord("]")]
+    if len(empty):
+        starts = np.sort(np.concatenate([starts, _before(content.run_length)[content.runs_before(empty)]]))
+    row_offsets = _offsets(starts, len(items))
     everything = np.array([0, len(row_offsets) - 1], dtype=np.int64)
     if not strictly_increasing_rows(items, row_offsets) or not rows_in_order(items, row_offsets, everything):
         return None
@@ -272,135 +399,244 @@ def _records(body: bytes) -> ReleaseArrays | None:
     )
 
 
-def _distinct(body: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], Codes]:
-    """The distinct strings among ``body[start:end]`` in canonical order
+_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+"""``_LOW[n]`` keeps the first ``n`` bytes of a little-endian 8-byte word."""
+
+_HASHES = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD)
+"""Odd multipliers of the rounds of :func:`_hash_distinct`, one per round."""
+
+
+def _hash_distinct(keys: npt.NDArray[np.uint64]) -> tuple[Ints, npt.NDArray[np.uint64]]:
+    """The distinct rows of ``keys`` (a 2-d array of words, the first word of
+    every row non-zero), without sorting: each row's distinct number, and the
+    distinct rows by number.
+
+    Each round hashes the rows still unresolved into a table of rows
+    (multiplicative hashing, one multiplier per round, the table 8x larger each
+    round): one of the rows written to a slot stays there, and every row equal
+    to its slot's is resolved (numbered by its slot among the slots filled);
+    the rows that met another key in their slot go to the next round. Rows left
+    after the rounds (adversarial keys) go through :func:`numpy.unique`."""
+    n, width = keys.shape
+    hashed = keys[:, 0]
+    for j in range(1, width):
+        hashed = (hashed * np.uint64(_HASHES[-1])) ^ keys[:, j]
+    flat = keys[:, 0] if width == 1 else keys  # one word a row: 1-d gathers and scatters, much faster
+    number = np.empty(0, dtype=np.int64)
+    found: list[npt.NDArray[np.uint64]] = []
+    n_found = 0
+    left = np.arange(n)
+    bits = 16
+    for multiplier in _HASHES:
+        everything = len(left) == n  # the first round: no gathers
+        rows = flat if everything else flat[left]
+        bits = min(bits, 2 + len(rows).bit_length())
+        slot = (hashed if everything else hashed[left]) * np.uint64(multiplier)
+        slot >>= np.uint64(64 - bits)
+        slots = slot.view(np.int64)  # below 2**bits
+        table = np.zeros((1 << bits, *rows.shape[1:]), dtype=np.uint64)
+        table[slots] = rows
+        same = table[slots] == rows
+        resolved = same if width == 1 else same.all(axis=1)
+        filled = (table if width == 1 else table[:, 0]) != 0
+        numbering = np.cumsum(filled) - (1 - n_found)
+        if everything:  # right for the rows resolved, rewritten later for the others
+            number = numbering[slots]
+        else:
+            number[left] = numbering[slots]
+        found.append(table[filled].reshape(-1, width))
+        n_found += len(found[-1])
+        left = left[~resolved]
+        bits += 3
+        if len(left) == 0:
+            return number, np.concatenate(found)
+    distinct, inverse = np.unique(keys[left], axis=0, return_inverse=True)
+    number[left] = n_found + inverse.reshape(-1)
+    return number, np.concatenate([*found, distinct])
+
+
+def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], Codes] | None:
+    """The distinct strings among ``padded[start:end]`` in canonical order
     (:func:`privtool.dataset.label_sort_key`) and each occurrence's code (its
-    rank). Each string is read as big-endian 8-byte words, zero-padded (labels
-    hold no NUL: control bytes are refused), so strings compare as rows of
-    unsigned integers."""
+    rank). Each string is read as little-endian 8-byte words, the bytes past
+    its end zeroed (labels hold no NUL: control bytes are refused), and strings
+    of each word count are de-duplicated by hashing (:func:`_hash_distinct`):
+    only the distinct ones are decoded and sorted. ``None`` when a string is empty."""
     if len(start) == 0:
         return (), np.empty(0, dtype=np.int32)
-    padded = body + bytes(8)
-    words = np.ndarray((len(body) + 1,), dtype=">u8", buffer=padded, strides=(1,))  # words[i]: bytes i..i+7
+    words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     lengths = end - start
-    n_words = (lengths + 7) // 8
-    if n_words.min() == n_words.max():  # the usual case: every label fits the same number of words
-        by_words = np.arange(len(start))
+    if int(lengths.min()) == 0:  # an empty label or id: refused, let the validating path say where
+        return None
+    widths = (int(lengths.min()) + 7) >> 3, (int(lengths.max()) + 7) >> 3
+    if widths[0] == widths[1]:  # the usual case: every label fits the same number of words
+        groups: list[tuple[int, Ints | None]] = [(widths[0], None)]
     else:  # strings of different word counts differ: de-duplicate each count apart
-        by_words = np.argsort(n_words, kind="stable")
-    bounds = np.searchsorted(n_words[by_words], np.arange(int(n_words.max()) + 2))
+        n_words = (lengths + 7) >> 3
+        by_words = np.argsort(n_words.astype(np.uint16) if widths[1] < 1 << 16 else n_words, kind="stable")
+        cuts = np.append(run_starts(n_words[by_words]), len(start)).tolist()
+        groups = [(int(n_words[by_words[a]]), by_words[a:b]) for a, b in itertools.pairwise(cuts)]
     labels: list[str] = []
-    inverse = np.empty(len(start), dtype=np.int64)
-    for width in range(1, len(bounds) - 1):
-        which = by_words[bounds[width] : bounds[width + 1]]
-        if len(which) == 0:
-            continue
-        keys = np.empty((len(which), width), dtype=np.uint64)
-        for j in range(width):
-            left = np.clip(lengths[which] - 8 * j, 0, 8)
-            keys[:, j] = words[np.minimum(start[which] + 8 * j, len(body))] & _PREFIX[left]
-        unique, index = _unique_rows(keys)
-        inverse[which] = index + len(labels)
-        raw = np.ascontiguousarray(unique.astype(">u8")).view(f"S{8 * width}").ravel()
-        labels.extend(label.decode("utf-8") for label in raw.tolist())
-    order = sorted(range(len(labels)), key=list(map(label_sort_key, labels)).__getitem__)
+    found: list[npt.NDArray[np.uint64]] = []
+    number = np.empty(len(start) if len(groups) > 1 else 0, dtype=np.int64)
+    for width, which in groups:
+        first, length = (start, lengths) if which is None else (start[which], lengths[which])
+        keys = np.empty((len(first), width), dtype=np.uint64)
+        for j in range(width - 1):
+            keys[:, j] = words[first + 8 * j]
+        last = (first, length) if width == 1 else (first + 8 * (width - 1), length - 8 * (width - 1))
+        np.bitwise_and(words[last[0]], _LOW[last[1]], out=keys[:, -1])  # the last word's bytes only
+        if which is None:  # one group: the positions are done with (memory, on a release of millions)
+            del start, end, lengths, first, length, last
+        numbers, distinct = _hash_distinct(keys)
+        if which is None:
+            number = numbers
+        else:
+            number[which] = numbers + len(labels)
+        # a row of words is the label's bytes, NUL-padded: read back as fixed-width byte strings
+        raw = np.ascontiguousarray(distinct).view(f"S{8 * width}").ravel().tolist()
+        labels.extend(label.decode("utf-8") for label in raw)
+        found.append(distinct)
+    order = _canonical_order(found)
+    if order is None:
+        order = np.array(sorted(range(len(labels)), key=list(map(label_sort_key, labels)).__getitem__), dtype=np.int64)
     rank = np.empty(len(labels), dtype=np.int32)
     rank[order] = np.arange(len(labels), dtype=np.int32)
-    return tuple(labels[i] for i in order), rank[inverse]
+    return tuple(labels[i] for i in order.tolist()), rank[number]
 
 
-_PREFIX = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], dtype=np.uint64)
-"""``_PREFIX[n]`` keeps the first ``n`` bytes of a big-endian 8-byte word."""
-
-
-def _unique_rows(words: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint64], Ints]:
-    """Distinct rows of a 2-d array of words in lexicographic order, and each
-    row's index among them (integer sorts, much faster than sorting strings)."""
-    if words.shape[1] == 1:
-        unique, inverse = np.unique(words[:, 0], return_inverse=True)
-        return unique[:, None], inverse
-    order = np.lexsort(words.T[::-1])
-    ordered = words[order]
-    new = np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]
-    inverse = np.empty(len(words), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return ordered[new], inverse
+def _canonical_order(groups: list[npt.NDArray[np.uint64]]) -> Ints | None:
+    """The canonical order (:func:`privtool.dataset.label_sort_key`) of distinct
+    labels given as rows of little-endian words, NUL-padded, group after group,
+    found with integer sorts: ASCII digit strings first, by value then as text,
+    then the others as text (UTF-8 byte order is code point order). ``None``
+    (sort them in Python) when a label is longer than 32 bytes or a digit
+    string longer than 18."""
+    width = max(group.shape[1] for group in groups)
+    if width > 4:
+        return None
+    words = np.zeros((sum(map(len, groups)), width), dtype=np.uint64)
+    at = 0
+    for group in groups:
+        words[at : at + len(group), : group.shape[1]] = group
+        at += len(group)
+    raw = words.view(np.uint8)  # the labels' bytes, each row NUL-padded
+    present = raw != 0
+    numeric = np.all(((raw >= ord("0")) & (raw <= ord("9"))) | ~present, axis=1)
+    if raw.shape[1] > 18 and np.any(numeric & present[:, 18]):
+        return None
+    value = np.zeros(len(raw), dtype=np.int64)
+    for column in range(min(raw.shape[1], 18)):
+        value = np.where(present[:, column], value * 10 + raw[:, column] - ord("0"), value)
+    value[~numeric] = 0
+    big = words.byteswap()  # as big-endian words, integer order is byte order
+    return np.lexsort([*(big[:, j] for j in reversed(range(width))), value, ~numeric])
 
 
 # ---------------------------------------------------------------- writing
 class _Pieces:
-    """A table of byte strings (the *pieces*); a text is an array of piece numbers."""
+    """A table of byte strings (the *pieces*), added in batches joined at once;
+    a text is an array of piece numbers (:meth:`text`)."""
 
     def __init__(self) -> None:
         self.parts: list[bytes] = []
+        self.lengths: list[Ints] = []
+        self.count = 0
 
-    def add(self, *pieces: bytes) -> Ints:
-        first = len(self.parts)
-        self.parts.extend(pieces)
-        return np.arange(first, len(self.parts), dtype=np.int64)
+    def joined(self, prefix: bytes, items: list[bytes], lengths: Ints, suffix: bytes = b"") -> int:
+        """Add ``prefix + item + suffix`` for every item (``lengths``: the
+        items' lengths) with one join; the number of the first."""
+        first = self.count
+        if items:
+            self.parts.append(prefix + (suffix + prefix).join(items) + suffix)
+            self.lengths.append(lengths + (len(prefix) + len(suffix)))
+            self.count += len(items)
+        return first
 
-    def one(self, piece: bytes) -> int:
-        return int(self.add(piece)[0])
+    def add(self, *pieces: bytes) -> int:
+        """Add ``pieces``; the number of the first."""
+        return self.joined(b"", list(pieces), np.array([len(piece) for piece in pieces], dtype=np.int64))
 
     def text(self, ids: Ints) -> bytes:
-        """The bytes of the pieces ``ids``, in order."""
-        lengths = np.fromiter(map(len, self.parts), dtype=np.int64, count=len(self.parts))
-        starts = np.cumsum(lengths) - lengths
-        table = np.frombuffer(b"".join(self.parts), dtype=np.uint8)
-        out = []
-        for first in range(0, len(ids), 1 << 20):  # bounded index arrays on huge releases
-            block = ids[first : first + (1 << 20)]
-            n = lengths[block]
-            to = np.cumsum(n) - n
-            out.append(table[np.repeat(starts[block] - to, n) + np.arange(int(n.sum()))].tobytes())
-        return b"".join(out)
+        """The bytes of the pieces ``ids``, in order: the pieces of each length
+        are copied with one gather and one scatter of fixed-width elements."""
+        table = b"".join(self.parts)
+        lengths = np.concatenate(self.lengths)
+        size = lengths[ids]
+        source = (np.cumsum(lengths) - lengths)[ids]
+        end = np.cumsum(size)
+        to = end - size
+        out = np.empty(int(end[-1]), dtype=np.uint8)
+        by_size = np.argsort(size.astype(np.uint16) if size.max() < 1 << 16 else size, kind="stable")  # radix
+        cuts = np.append(run_starts(size[by_size]), len(size)).tolist()
+        for a, b in itertools.pairwise(cuts):
+            which = by_size[a:b]
+            width = int(size[which[0]])
+            into = np.ndarray((len(out) - width + 1,), dtype=f"V{width}", buffer=out, strides=(1,))
+            come = np.ndarray((len(table) - width + 1,), dtype=f"V{width}", buffer=table, strides=(1,))
+            into[to[which]] = come[source[which]]
+        return out.tobytes()
 
 
-def _join(
-    ids: Ints,
-    elements: Ints,
-    groups: Ints,
-    opening: int | Ints,
-    separator: int,
-    closing: int,
-) -> tuple[Ints, Ints]:
-    """Group consecutive elements: element ``e`` is ``ids[elements[e]:elements[e + 1]]``
-    (the elements cover ``ids`` in order), group ``g`` holds the elements
-    ``groups[g]:groups[g + 1]``. Returns the pieces of every group written as
-    ``opening`` (one piece, or one per group), its elements separated by
-    ``separator``, then ``closing``, and the groups' offsets into them."""
-    n_groups = len(groups) - 1
-    per_group = np.diff(groups)
-    element_pieces = np.diff(elements)
-    separated = np.ones(len(element_pieces), dtype=np.int64)  # 1 when a separator precedes the element
-    separated[groups[:-1][per_group > 0]] = 0
-    cum = np.zeros(len(element_pieces) + 1, dtype=np.int64)
-    np.cumsum(element_pieces + separated, out=cum[1:])
-    group_offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(cum[groups[1:]] - cum[groups[:-1]] + 2, out=group_offsets[1:])
-    out = np.empty(int(group_offsets[-1]), dtype=np.int64)
-    out[group_offsets[:-1]] = opening
-    out[group_offsets[1:] - 1] = closing
-    group_of = np.repeat(np.arange(n_groups), per_group)
-    element_at = group_offsets[group_of] + 1 + cum[:-1] - cum[groups[:-1]][group_of]
-    out[element_at[separated == 1]] = separator
-    out[np.repeat(element_at + separated - elements[:-1], element_pieces) + np.arange(len(ids))] = ids
-    return out, group_offsets
+def _encoded(values: Iterable[str]) -> tuple[list[bytes], Ints]:
+    """JSON strings of ``values`` as :func:`privtool.release.json_text` writes
+    them, UTF-8 encoded, and their lengths."""
+    encoded = [encode_basestring(value).encode("utf-8") for value in values]
+    return encoded, np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
 
 
-def _take(ids: Ints, elements: Ints, order: Ints) -> tuple[Ints, Ints]:
-    """The elements ``order`` (element ``e`` is ``ids[elements[e]:elements[e + 1]]``),
-    one after another, and their offsets."""
-    lengths = np.diff(elements)[order]
-    offsets = np.zeros(len(order) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return ids[np.repeat(elements[order] - offsets[:-1], lengths) + np.arange(int(offsets[-1]))], offsets
+def _starts(sizes: Ints) -> Ints:
+    """Where each of consecutive blocks of these sizes starts (exclusive running totals)."""
+    out = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=out[1:])
+    return out
+
+
+def _firsts(offsets: Ints, n: int) -> npt.NDArray[np.bool_]:
+    """Per element, whether it is the first of its group (``n`` elements cut by ``offsets``)."""
+    first = np.zeros(n + 1, dtype=bool)
+    first[offsets[:-1]] = True
+    return first[:n]
+
+
+def _listed(out: Ints, at: Ints, codes: npt.NDArray[np.integer], offsets: Ints, first: int, others: int) -> None:
+    """Write lists of pieces into ``out``: list ``g`` (``codes`` cut by
+    ``offsets``) from ``at[g]``, its first element piece ``first + code``, the
+    others ``others + code`` (the code after a comma)."""
+    codes = codes.astype(np.int64)
+    codes += np.where(_firsts(offsets, len(codes)), first, others)
+    out[concat_ranges(at, np.diff(offsets))] = codes
+
+
+def _rows(
+    out: Ints, pieces: _Pieces, arrays: ReleaseArrays, labels: tuple[list[bytes], Ints], row_at: Ints, group: Ints
+) -> None:
+    """Write the rows into ``out``: row ``r`` from ``row_at[r]``, one piece
+    per item (its label, ``[`` before the first item of the first row of its
+    group of rows, cut by ``group``, ``,[`` before the first item of the
+    others, ``,`` before the others, ``]`` after the last); an empty row one
+    piece (``[]`` or ``,[]``)."""
+    n_labels = len(labels[0])
+    first = pieces.joined(b"[", *labels)
+    for prefix, suffix in ((b"[", b"]"), (b",[", b""), (b",[", b"]"), (b",", b""), (b",", b"]")):
+        pieces.joined(prefix, *labels, suffix)  # kind k = 2 x (prefix) + (suffix): pieces first + k x n_labels
+    counts = np.diff(arrays.row_offsets)
+    starts, ends = arrays.row_offsets[:-1][counts > 0], arrays.row_offsets[1:][counts > 0]
+    first_row = _firsts(group, arrays.n_rows)
+    kind = np.full(len(arrays.items), 4, dtype=np.int64)
+    kind[starts] = np.where(first_row[counts > 0], 0, 2)
+    kind[ends - 1] += 1
+    kind *= n_labels
+    kind += arrays.items
+    kind += first
+    out[concat_ranges(row_at, counts)] = kind
+    empty = np.flatnonzero(counts == 0)
+    if len(empty):
+        out[row_at[empty]] = pieces.add(b"[]", b",[]") + ~first_row[empty]
 
 
 def _json(value: Any) -> str:
     """``value`` as :func:`privtool.release.json_text` writes it."""
-    if isinstance(value, str):
-        return encode_basestring(value)  # what json.dumps(value, ensure_ascii=False) calls
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -408,78 +644,79 @@ def canonical_bytes(envelope_text: str, kind: str, arrays: ReleaseArrays, hierar
     """The file of a release whose content ``arrays`` are canonical
     (:meth:`ReleaseArrays.is_canonical`): ``envelope_text`` is the file text of
     its :data:`ENVELOPE` object (:func:`privtool.release.json_text`), the
-    content follows it, then the ``hierarchy`` of a generalized release."""
+    content follows it, then the ``hierarchy`` of a generalized release.
+
+    The content is an array of piece numbers (:class:`_Pieces`): one piece per
+    item occurrence (its label with the brackets and comma around it), a few
+    per chunk and cluster; where each goes follows from the CSR offsets (how
+    many pieces every row, chunk and cluster takes)."""
     pieces = _Pieces()
-    pieces.add(*(_json(label).encode("utf-8") for label in arrays.labels))  # piece number = code
-    bra, comma, ket, brace = (
-        pieces.one(b"["),
-        pieces.one(b","),
-        pieces.one(b"]"),
-        pieces.one(b"}"),
-    )
-
-    def singles(n: int) -> Ints:
-        return np.arange(n + 1, dtype=np.int64)
-
-    items = arrays.items.astype(np.int64)
-    rows, row_at = _join(items, singles(len(items)), arrays.row_offsets, bra, comma, ket)
-    if kind == "disassociated":
-        chunks, chunk_at = _join(rows, row_at, arrays.chunk_offsets, bra, comma, ket)
-        lists, list_at = _join(chunks, chunk_at, arrays.owner_offsets, bra, comma, ket)
-        n, n_joint = arrays.n_clusters, arrays.n_joint_clusters
-        terms, term_at = _join(
-            arrays.term_items.astype(np.int64),
-            singles(len(arrays.term_items)),
-            arrays.term_offsets,
-            bra,
-            comma,
-            ket,
-        )
-        # a cluster writes its chunk list (element c), then its term chunk (element n + n_joint + c)
-        order = np.empty(2 * n, dtype=np.int64)
-        order[0::2] = np.arange(n)
-        order[1::2] = n + n_joint + np.arange(n)
-        both, both_at = _take(
-            np.concatenate([lists, terms]),
-            np.concatenate([list_at, term_at[1:] + len(lists)]),
-            order,
-        )
-        sizes = arrays.cluster_sizes.tolist()
-        heads = pieces.add(  # every cluster but the first after a comma
-            *(
-                f'{"," if c else ""}{{"id":{_json(cid)},"size":{sizes[c]},"record_chunks":'.encode()
-                for c, cid in enumerate(arrays.cluster_ids)
-            )
-        )
-        clusters, _ = _join(
-            both,
-            both_at,
-            np.arange(0, 2 * n + 1, 2),
-            heads,
-            pieces.one(b',"term_chunk":'),
-            brace,
-        )
-        members = [",".join(map(_json, ms)) for ms in arrays.joint_members]
-        joint_heads = pieces.add(
-            *(
-                f'{"," if j else ""}{{"id":{_json(jid)},"members":[{members[j]}],"shared_chunks":'.encode()
-                for j, jid in enumerate(arrays.joint_ids)
-            )
-        )
-        shared, shared_at = lists[list_at[n] :], list_at[n:] - list_at[n]
-        joints, _ = _join(shared, shared_at, singles(n_joint), joint_heads, comma, brace)
-        opening, middle = pieces.add(b'"clusters":[', b'],"joint_clusters":[')
-        content = np.concatenate([[opening], clusters, [middle], joints, [ket]])
-        tail = b""
-    else:
-        content, _ = _join(
-            rows,
-            row_at,
-            np.array([0, arrays.n_rows]),
-            pieces.one(b'"records":['),
-            comma,
-            ket,
-        )
-        tail = b',"hierarchy":' + _json(hierarchy).encode("utf-8") if kind == "generalized" else b""
+    labels = _encoded(arrays.labels)
+    row_pieces = np.maximum(np.diff(arrays.row_offsets), 1)
     head = envelope_text.encode("utf-8")[: -len(b"}\n")]
-    return b"".join((head, b",", pieces.text(content), tail, b"}\n"))
+    if kind != "disassociated":
+        out = np.empty(2 + int(row_pieces.sum()), dtype=np.int64)
+        out[0] = pieces.add(b'"records":[', b"]")
+        out[-1] = out[0] + 1
+        _rows(out, pieces, arrays, labels, 1 + _starts(row_pieces), np.array([0, arrays.n_rows]))
+        tail = b',"hierarchy":' + _json(hierarchy).encode("utf-8") if kind == "generalized" else b""
+        return b"".join((head, b",", pieces.text(out), tail, b"}\n"))
+
+    n, n_joint = arrays.n_clusters, arrays.n_joint_clusters
+    chunks, owners = arrays.chunk_offsets, arrays.owner_offsets
+    row_total = np.append(0, np.cumsum(row_pieces))
+    chunk_pieces = 2 + row_total[chunks[1:]] - row_total[chunks[:-1]]  # '[', its rows, ']'
+    chunk_total = np.append(0, np.cumsum(chunk_pieces))
+    terms = np.diff(arrays.term_offsets)
+    members, member_offsets = arrays.member_index
+    # a cluster: its id, its size, its chunks, '],"term_chunk":[', its terms, ']}';
+    # a joint cluster: its id, its members, '],"shared_chunks":[', its chunks, ']}'
+    before = np.concatenate([np.full(n, 2), 2 + np.diff(member_offsets)])
+    after = np.concatenate([2 + terms, np.ones(n_joint, dtype=np.int64)])
+    owner_pieces = before + chunk_total[owners[1:]] - chunk_total[owners[:-1]] + after
+    owner_at = 1 + _starts(owner_pieces) + (np.arange(n + n_joint) >= n)  # after '"clusters":[' (and '],"joint..')
+    out = np.empty(3 + int(owner_pieces.sum()), dtype=np.int64)
+    out[0] = pieces.add(b'"clusters":[', b'],"joint_clusters":[', b"]", b"[", b",[", b"]}")
+    out[1 + owner_pieces[:n].sum()], out[-1] = out[0] + 1, out[0] + 2
+    chunk_at = np.repeat(owner_at + before - chunk_total[owners[:-1]], np.diff(owners)) + chunk_total[:-1]
+    row_at = np.repeat(chunk_at + 1 - row_total[chunks[:-1]], np.diff(chunks)) + row_total[:-1]
+    _rows(out, pieces, arrays, labels, row_at, chunks)
+    out[chunk_at] = out[0] + 3 + ~_firsts(owners, arrays.n_chunks)  # '[' or ',['
+    out[chunk_at + chunk_pieces - 1] = out[0] + 2  # ']'
+    out[owner_at + owner_pieces - 1] = out[0] + 5  # ']}'
+
+    ids = _encoded(arrays.cluster_ids)
+    cluster_at, joint_at = owner_at[:n], owner_at[n:]
+    if n:
+        out[cluster_at] = pieces.joined(b',{"id":', *ids, b',"size":') + np.arange(n)
+        out[cluster_at[0]] = pieces.add(b'{"id":' + ids[0][0] + b',"size":')
+        sizes, size_of = np.unique(arrays.cluster_sizes, return_inverse=True)
+        size_text = [str(size).encode() for size in sizes.tolist()]
+        lengths = np.array([len(text) for text in size_text], dtype=np.int64)
+        out[cluster_at + 1] = pieces.joined(b"", size_text, lengths, b',"record_chunks":[') + size_of.reshape(-1)
+        middle = cluster_at + owner_pieces[:n] - terms - 2
+        out[middle] = pieces.add(b'],"term_chunk":[')
+        _listed(
+            out,
+            middle + 1,
+            arrays.term_items,
+            arrays.term_offsets,
+            pieces.joined(b"", *labels),
+            pieces.joined(b",", *labels),
+        )
+    if n_joint:
+        jids = _encoded(arrays.joint_ids)
+        out[joint_at] = pieces.joined(b',{"id":', *jids, b',"members":[') + np.arange(n_joint)
+        out[joint_at[0]] = pieces.add(b'{"id":' + jids[0][0] + b',"members":[')
+        out[joint_at + 1 + np.diff(member_offsets)] = pieces.add(b'],"shared_chunks":[')
+        names, lengths = ids
+        unknown = np.flatnonzero(members < 0)  # only an in-memory release can name a cluster it does not have
+        if len(unknown):
+            flat = [name for ms in arrays.joint_members for name in ms]
+            extra, extra_lengths = _encoded(flat[i] for i in unknown.tolist())
+            names, lengths = names + extra, np.concatenate([lengths, extra_lengths])
+            members = members.copy()
+            members[unknown] = n + np.arange(len(unknown))
+        first, others = pieces.joined(b"", names, lengths), pieces.joined(b",", names, lengths)
+        _listed(out, joint_at + 1, members, member_offsets, first, others)
+    return b"".join((head, b",", pieces.text(out), b"}\n"))

@@ -242,40 +242,55 @@ def covered_items_enum(rows: Rows) -> tuple[list[str], int]:
 
 
 def covered_items_all(chunks: Sequence[Rows]) -> list[tuple[list[str], int]]:
-    """:func:`covered_items_enum` of every chunk, computed in one vectorised pass.
-
-    With the item labels numbered in string order, the distinct (sub-record,
-    item) pairs give each sub-record's length and the distinct (chunk, item)
-    pairs each item's support and the chunk's number of items; a sub-record
-    holds the chunk's whole itemset I iff its length is that number, so s(I)
-    is a count of such sub-records and the covered items are those with
-    support s(I) >= 1, in chunks of at least two items."""
-    row_counts = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    """:func:`covered_items_enum` of every chunk, computed in one vectorised pass
+    (:func:`covered_in_csr`) over the chunks' items numbered in string order."""
     rows = [row for chunk in chunks for row in chunk]
     flat = [item for row in rows for item in row]
     labels = sorted(set(flat))
-    span = max(len(labels), 1)
     number = {label: n for n, label in enumerate(labels)}
     items = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
-    row_of = np.repeat(
-        np.arange(len(rows), dtype=np.int64), np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    )
-    pairs = unique_int(row_of * span + items)  # distinct (sub-record, item)
-    row_of, items = pairs // span, pairs % span
-    row_length = np.bincount(row_of, minlength=len(rows))
-    chunk_of_row = np.repeat(np.arange(len(chunks), dtype=np.int64), row_counts)
-    keys = np.sort(chunk_of_row[row_of] * span + items)
+    row_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)), out=row_offsets[1:])
+    chunk_offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks)), out=chunk_offsets[1:])
+    s_all, covered_chunk, covered_item = covered_in_csr(items, row_offsets, chunk_offsets)
+    out: list[tuple[list[str], int]] = [([], int(s)) for s in s_all.tolist()]
+    for chunk, item in zip(covered_chunk.tolist(), covered_item.tolist(), strict=True):
+        out[chunk][0].append(labels[item])
+    return out
+
+
+def covered_in_csr(
+    items: np.ndarray, row_offsets: np.ndarray, chunk_offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cover-freedom's direct count for chunks in CSR form: ``items`` (non-negative
+    item numbers) cut into sub-records by ``row_offsets``, the sub-records into
+    chunks by ``chunk_offsets``. Returns ``s(I)`` per chunk (0 for a chunk of
+    fewer than two items) and the covered (chunk, item) pairs, ascending.
+
+    The distinct (sub-record, item) pairs give each sub-record's length and the
+    distinct (chunk, item) pairs each item's support and the chunk's number of
+    items; a sub-record holds the chunk's whole itemset I iff its length is that
+    number, so s(I) is a count of such sub-records and the covered items are
+    those with support s(I) >= 1, in chunks of at least two items."""
+    n_rows, n_chunks = len(row_offsets) - 1, len(chunk_offsets) - 1
+    codes = np.asarray(items, dtype=np.int64)
+    span = int(codes.max()) + 1 if len(codes) else 1
+    row_of = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(row_offsets))
+    pairs = unique_int(row_of * span + codes)  # distinct (sub-record, item)
+    row_of, codes = pairs // span, pairs % span
+    row_length = np.bincount(row_of, minlength=n_rows)
+    chunk_of_row = np.repeat(np.arange(n_chunks, dtype=np.int64), np.diff(chunk_offsets))
+    keys = np.sort(chunk_of_row[row_of] * span + codes)
+    del pairs, row_of, codes
     starts = run_starts(keys)  # one run per distinct (chunk, item)
     support = np.diff(np.r_[starts, len(keys)])
     chunk_of_key, item_of_key = keys[starts] // span, keys[starts] % span
-    n_items = np.bincount(chunk_of_key, minlength=len(chunks))
-    whole = np.bincount(chunk_of_row[row_length == n_items[chunk_of_row]], minlength=len(chunks))
+    n_items = np.bincount(chunk_of_key, minlength=n_chunks)
+    whole = np.bincount(chunk_of_row[row_length == n_items[chunk_of_row]], minlength=n_chunks)
     s_all = np.where(n_items >= 2, whole, 0)
     covered = (support == s_all[chunk_of_key]) & (s_all[chunk_of_key] > 0)
-    out: list[tuple[list[str], int]] = [([], int(s)) for s in s_all.tolist()]
-    for chunk, item in zip(chunk_of_key[covered].tolist(), item_of_key[covered].tolist(), strict=False):
-        out[chunk][0].append(labels[item])
-    return out
+    return s_all, chunk_of_key[covered], item_of_key[covered]
 
 
 def covered_items_cpsat(rows: Rows, time_limit: float | None = None) -> tuple[list[str], int]:

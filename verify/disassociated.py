@@ -30,29 +30,14 @@ from privtool.release import Release
 from privtool.results import Certificate
 
 from .certify import certificate_from_units
-from .engines import BATCH_SIZE, ENGINES, check_cover_all, check_cover_unit, check_km_batch
+from .chunk_batches import ChunkBatches, release_arrays
+from .engines import BATCH_SIZE, ENGINES, UnitTally, check_cover_arrays, check_cover_chunks, check_km_chunks
 from .levels import K_CHECKED, M_CHECKED, level
 from .reconstruction_bounds import check_disassociation_guarantee
 
 ENGINE = Param(
     "engine", str, "auto", "Engine per unit: cpsat, enum, both (cross-check) or auto (by size).", choices=ENGINES
 )
-
-
-def chunk_units(release: Release) -> list[tuple[dict[str, Any], tuple[tuple[str, ...], ...]]]:
-    """Every record chunk and shared chunk with its location in the release."""
-    units = []
-    for c in release.clusters:
-        for index, chunk in enumerate(c.record_chunks):
-            units.append(({"cluster": c.id, "record_chunk": index}, tuple(tuple(row) for row in chunk)))
-    for j in release.joint_clusters:
-        for index, chunk in enumerate(j.shared_chunks):
-            units.append(({"joint_cluster": j.id, "shared_chunk": index}, tuple(tuple(row) for row in chunk)))
-    return units
-
-
-def _pack(unit: tuple[dict[str, Any], tuple], extra: tuple) -> tuple:
-    return (unit[0], unit[1], *extra)
 
 
 class KmAnonymity(Verifier):
@@ -65,21 +50,13 @@ class KmAnonymity(Verifier):
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
         k, m = level(release, params, "k"), level(release, params, "m")
-        units = chunk_units(release)
-        batches = [
-            (
-                tuple(u[0] for u in units[i : i + BATCH_SIZE]),
-                tuple(u[1] for u in units[i : i + BATCH_SIZE]),
-                k,
-                m,
-                params["engine"],
-                ctx.deadline,
-            )
-            for i in range(0, len(units), BATCH_SIZE)
-        ]
-        results = [r for batch in ctx.map(check_km_batch, batches, "k^m-anonymity of chunks (batches)") for r in batch]
+        batches = ChunkBatches.all_chunks(release_arrays(release), BATCH_SIZE)
+        check = partial(check_km_chunks, k=k, m=m, requested=params["engine"], deadline=ctx.deadline)
+        tally = UnitTally()
+        for part in ctx.map(check, batches, "k^m-anonymity of chunks (batches)"):
+            tally.add(part)
         return [
-            certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start, {"k": k, "m": m})
+            certificate_from_units(self.name, params["engine"], tally, time.perf_counter() - start, {"k": k, "m": m})
         ]
 
 
@@ -93,13 +70,16 @@ class CoverFreedom(Verifier):
     def verify(self, release: Release, evidence: Evidence, params: dict[str, Any], ctx: Context) -> list[Certificate]:
         start = time.perf_counter()
         engine = params["engine"]
+        arrays = release_arrays(release)
         if engine in ("auto", "enum"):
             with ctx.stage("cover-freedom of chunks (direct count)"):
-                results = check_cover_all(chunk_units(release))
+                tally = check_cover_arrays(arrays)
         else:
-            units = [_pack(u, (engine,)) for u in chunk_units(release)]
-            results = ctx.map(partial(check_cover_unit, deadline=ctx.deadline), units, "cover-freedom of chunks")
-        return [certificate_from_units(self.name, params["engine"], results, time.perf_counter() - start)]
+            check = partial(check_cover_chunks, requested=engine, deadline=ctx.deadline)
+            tally = UnitTally()
+            for part in ctx.map(check, ChunkBatches.all_chunks(arrays, BATCH_SIZE), "cover-freedom of chunks"):
+                tally.add(part)
+        return [certificate_from_units(self.name, params["engine"], tally, time.perf_counter() - start)]
 
 
 class DisassociationGuarantee(Verifier):
@@ -113,4 +93,4 @@ class DisassociationGuarantee(Verifier):
         return [check_disassociation_guarantee(release, level(release, params, "k"), level(release, params, "m"), ctx)]
 
 
-__all__ = ["CoverFreedom", "DisassociationGuarantee", "KmAnonymity", "chunk_units"]
+__all__ = ["CoverFreedom", "DisassociationGuarantee", "KmAnonymity"]

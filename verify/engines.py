@@ -16,23 +16,31 @@ chunk to CP-SAT and made the default engine not finish in 590 s where
 ``--engine enum`` took 12.8 s. ``both`` runs the two engines on every unit and
 records any disagreement, which the certificate reports loudly.
 
-The work functions are top-level and take one picklable tuple, so the process
-and Dask executors can run them.
+The work functions are top-level and picklable (bound by :func:`functools.partial`
+where they take options), so the process and Dask executors can run them; the
+release's chunks travel as CSR batches (:mod:`.chunk_batches`) and come back as
+a :class:`UnitTally`.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from privtool.context import past
 from privtool.errors import TimedOut
+from privtool.release_arrays import ReleaseArrays
 
+from .chunk_batches import ChunkBatch, chunk_location, chunk_slabs, label_rows
 from .chunks import (
     ChunkBits,
     SolverGaveUp,
-    covered_items_all,
+    covered_in_csr,
     covered_items_cpsat,
     covered_items_enum,
     effective_m,
@@ -71,6 +79,35 @@ class UnitResult:
     seconds: float
     disagreement: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class UnitTally:
+    """Per-unit results reduced to what a certificate needs
+    (:func:`privtool.verifiers.certify.certificate_from_units`): how many units,
+    how many each engine decided (in the order the engines first occur), and only
+    the notable results (a witness, an engine disagreement or a time-out), in
+    unit order. Workers send these back instead of one result per chunk."""
+
+    units: int = 0
+    engines: Counter[str] = field(default_factory=Counter)
+    notable: list[UnitResult] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, results: Iterable[UnitResult]) -> UnitTally:
+        tally = cls()
+        for r in results:
+            tally.units += 1
+            tally.engines[r.engine] += 1
+            if r.witness is not None or r.disagreement or r.extra.get("timed_out"):
+                tally.notable.append(r)
+        return tally
+
+    def add(self, other: UnitTally) -> None:
+        """Append ``other``'s units after this tally's."""
+        self.units += other.units
+        self.engines.update(other.engines)
+        self.notable.extend(other.notable)
 
 
 KmBatch = tuple[tuple[dict[str, Any], ...], tuple[tuple[tuple[str, ...], ...], ...], int, int, str, float | None]
@@ -137,6 +174,12 @@ def check_km_batch(batch: KmBatch) -> list[UnitResult]:
     return results
 
 
+def check_km_chunks(batch: ChunkBatch, k: int, m: int, requested: str, deadline: float | None) -> UnitTally:
+    """:func:`check_km_batch` of a batch of a release's chunks in CSR form,
+    reduced to a tally."""
+    return UnitTally.of(check_km_batch((tuple(batch.locations()), tuple(batch.chunks()), k, m, requested, deadline)))
+
+
 def check_km_unit(
     unit: tuple[dict[str, Any], tuple[tuple[str, ...], ...], int, int, str], deadline: float | None = None
 ) -> UnitResult:
@@ -167,7 +210,7 @@ def cover_witness(
 def check_cover_unit(unit: CoverUnit, deadline: float | None = None) -> UnitResult:
     """Cover-freedom of one chunk (no covered item). The verifier sends only
     ``cpsat`` and ``both`` units here; for ``enum`` and ``auto`` it checks every
-    chunk at once (:func:`check_cover_all`). A unit reached after the wall-clock
+    chunk at once (:func:`check_cover_arrays`). A unit reached after the wall-clock
     ``deadline``, or whose solve it stops, is marked ``extra["timed_out"]``."""
     location, rows, requested = unit
     start = time.perf_counter()
@@ -192,14 +235,39 @@ def check_cover_unit(unit: CoverUnit, deadline: float | None = None) -> UnitResu
     )
 
 
-def check_cover_all(units: list[tuple[dict[str, Any], tuple[tuple[str, ...], ...]]]) -> list[UnitResult]:
-    """Cover-freedom of every chunk by the direct count, in one vectorised pass
-    (:func:`covered_items_all`) in the calling process: it costs less than
-    sending the chunks to workers."""
-    start = time.perf_counter()
-    found = covered_items_all([rows for _, rows in units])
-    share = (time.perf_counter() - start) / max(1, len(units))
-    return [
-        UnitResult(location, "enum", cover_witness(location, rows, covered, s_all), share)
-        for (location, rows), (covered, s_all) in zip(units, found, strict=False)
-    ]
+def check_cover_chunks(batch: ChunkBatch, requested: str, deadline: float | None) -> UnitTally:
+    """:func:`check_cover_unit` of every chunk of a batch in CSR form, reduced to a tally."""
+    return UnitTally.of(
+        check_cover_unit((location, rows, requested), deadline)
+        for location, rows in zip(batch.locations(), batch.chunks(), strict=True)
+    )
+
+
+SLAB_OCCURRENCES = 1 << 22
+"""Item occurrences :func:`check_cover_arrays` counts in one numpy pass (its
+temporaries are a few int64 arrays of that length)."""
+
+
+def check_cover_arrays(arrays: ReleaseArrays, slab: int = SLAB_OCCURRENCES) -> UnitTally:
+    """Cover-freedom of every chunk of a release by the direct count
+    (:func:`covered_in_csr`), ``slab`` item occurrences at a time (whole chunks)
+    of its arrays in the calling process:
+    it costs less than sending the chunks to workers. Witnesses are those of
+    :func:`check_cover_unit` (labels in string order)."""
+    tally = UnitTally(units=arrays.n_chunks)
+    if arrays.n_chunks:
+        tally.engines["enum"] = arrays.n_chunks
+    for first, last in chunk_slabs(arrays, slab):
+        rows = arrays.chunk_offsets[first : last + 1]
+        cut = arrays.row_offsets[rows[0] : rows[-1] + 1]
+        items = arrays.items[cut[0] : cut[-1]]
+        s_all, chunks, codes = covered_in_csr(items, cut - cut[0], rows - rows[0])
+        for chunk, pairs in groupby(zip(chunks.tolist(), codes.tolist(), strict=True), key=itemgetter(0)):
+            covered = sorted(arrays.labels[code] for _, code in pairs)
+            begin, end = rows[chunk] - rows[0], rows[chunk + 1] - rows[0]
+            own = cut[begin : end + 1]
+            chunk_rows = tuple(label_rows(arrays.labels, items[own[0] - cut[0] : own[-1] - cut[0]], own - own[0]))
+            location = chunk_location(arrays, first + chunk)
+            witness = cover_witness(location, chunk_rows, covered, int(s_all[chunk]))
+            tally.notable.append(UnitResult(location, "enum", witness, 0.0))
+    return tally

@@ -28,8 +28,13 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from typing import Any, ClassVar
 
+import numpy as np
+
+from privtool.arrays import csr_positions
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -37,8 +42,9 @@ from privtool.release import Release
 from privtool.results import Certificate
 from privtool.trail import Trail
 
+from .chunk_batches import release_arrays
 from .matching import unmatched_subsets
-from .reconstruction_bounds import OverlappingJointClusters, joint_parents
+from .reconstruction_bounds import ClusterViews, OverlappingJointClusters, joint_parents
 
 
 class Unfaithful(Exception):
@@ -136,17 +142,60 @@ def _project(rows: list[set[str]], domain: set[str]) -> Counter[tuple[str, ...]]
     return out
 
 
-def _chunk_counter(chunk: list[list[str]]) -> Counter[tuple[str, ...]]:
+def _chunk_counter(chunk: Sequence[Sequence[str]]) -> Counter[tuple[str, ...]]:
     return Counter(tuple(sorted(row)) for row in chunk)
+
+
+class _Records:
+    """The original records as sets of labels, built from the dataset's CSR
+    arrays only when a cluster asks for them (never all at once), minus the
+    trail's removed items."""
+
+    def __init__(self, original: Dataset) -> None:
+        self.original = original
+        self.labels = np.array(original.labels, dtype=object)
+        self.index = {label: i for i, label in enumerate(original.labels)}
+        self.removed: dict[int, set[str]] = defaultdict(set)
+
+    def of(self, position: int) -> set[str]:
+        """Record ``position`` after the removals so far."""
+        start, end = self.original.indptr[position], self.original.indptr[position + 1]
+        return set(self.labels[self.original.items[start:end]].tolist()) - self.removed.get(position, set())
+
+    def many(self, positions: np.ndarray, within: Iterable[str] | None = None) -> list[set[str]]:
+        """The records at ``positions``, in that order; with ``within``, only
+        their items among those labels."""
+        indptr = self.original.indptr
+        occurrences = csr_positions(indptr, positions)
+        codes = self.original.items[occurrences]
+        lengths = indptr[positions + 1] - indptr[positions]
+        if within is not None:
+            wanted = np.zeros(len(self.labels), dtype=bool)
+            wanted[[self.index[label] for label in within if label in self.index]] = True
+            keep = wanted[codes]
+            codes = codes[keep]
+            lengths = np.bincount(np.repeat(np.arange(len(positions)), lengths)[keep], minlength=len(positions))
+        flat = self.labels[codes].tolist()
+        cuts = np.zeros(len(positions) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=cuts[1:])
+        rows = [set(flat[a:b]) for a, b in pairwise(cuts.tolist())]
+        if self.removed:
+            for row, position in zip(rows, positions.tolist(), strict=True):
+                row -= self.removed.get(position, set())
+        return rows
 
 
 def check_disassociated_content(release: Release, original: Dataset, trail: Trail) -> int:
     """See the module docstring; returns the item occurrences removed without a
     trail entry (they must add up, with the trail's ``removed_items``, to the
-    release's ``stats.suppressed_item_occurrences``)."""
+    release's ``stats.suppressed_item_occurrences``). The release is read from
+    its arrays one cluster at a time and the original records are built per
+    cluster (:class:`_Records`)."""
     n = original.n_records
     try:
         parent = joint_parents(release)
+        arrays = release_arrays(release)
+        views = ClusterViews(arrays, parent, 0, 0)
     except OverlappingJointClusters as exc:
         raise Unfaithful({"problem": "joint clusters cross (neither disjoint nor nested)", "at": exc.args[0]}) from None
     if len(trail.cluster_of_record) != n:
@@ -158,19 +207,19 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
             }
         )
     suppressed = set(trail.suppressed_records)
-    clusters = {c.id: c for c in release.clusters}
-    records = [set(r) for r in original.to_label_records()]
+    position_of = {cid: c for c, cid in enumerate(arrays.cluster_ids)}
+    records = _Records(original)
     for entry in trail.removed_items:
         if not (
             isinstance(entry, list)
             and len(entry) == 2
             and isinstance(entry[0], int)
             and 0 <= entry[0] < n
-            and entry[1] in records[entry[0]]
+            and entry[1] in records.of(entry[0])
         ):
             raise Unfaithful({"problem": "the trail removes an item the original record does not hold", "entry": entry})
-        records[entry[0]].discard(entry[1])
-    members: dict[str, list[int]] = defaultdict(list)
+        records.removed[entry[0]].add(entry[1])
+    cluster_of = np.full(n, -1, dtype=np.int64)
     for position, cid in enumerate(trail.cluster_of_record):
         if cid is None:
             if position not in suppressed:
@@ -180,15 +229,22 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
             continue
         if position in suppressed:
             raise Unfaithful({"problem": "a record is both published and suppressed", "record": position})
-        if cid not in clusters:
+        if cid not in position_of:
             raise Unfaithful(
                 {"problem": "the trail names a cluster the release does not have", "record": position, "cluster": cid}
             )
-        members[cid].append(position)
+        cluster_of[position] = position_of[cid]
+    by_cluster = np.argsort(cluster_of, kind="stable")  # each cluster's records ascending
+    member_cuts = np.searchsorted(cluster_of[by_cluster], np.arange(arrays.n_clusters + 1))
+
+    def members(c: int) -> np.ndarray:
+        return by_cluster[member_cuts[c] : member_cuts[c + 1]]
+
     ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
     ghost_records: Counter[str] = Counter()
-    chunk_counts = {c.id: len(c.record_chunks) for c in release.clusters}
-    chunk_counts.update({j.id: len(j.shared_chunks) for j in release.joint_clusters})
+    owned = np.diff(arrays.owner_offsets).tolist()
+    chunk_counts = dict(zip(arrays.cluster_ids, owned[: arrays.n_clusters], strict=True))
+    chunk_counts.update(zip(arrays.joint_ids, owned[arrays.n_clusters :], strict=True))
     for n, ghost in enumerate(trail.ghost_records):  # shapes were checked when the trail was read
         owner, index = ghost["cluster"], ghost["chunk"]
         if index >= chunk_counts.get(owner, 0):
@@ -204,76 +260,76 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         ghosts[(owner, index)][tuple(sorted(ghost["items"]))] += 1
         ghost_records[owner] += 1
     silent = 0  # occurrences removed without a trail entry (partial suppression)
-    shared_domains = {
-        j.id: [set().union(*map(set, chunk)) for chunk in j.shared_chunks] for j in release.joint_clusters
-    }
-    under: dict[str, list[int]] = defaultdict(list)  # joint id -> input records of every cluster under it
+    domains_of_joint: dict[str, list[set[str]]] = {}
 
-    def ancestors(node: str) -> list[str]:
-        chain = []
-        while node in parent:
-            node = parent[node]
-            chain.append(node)
-        return chain
+    def shared_domains(joint: str) -> list[set[str]]:
+        found = domains_of_joint.get(joint)
+        if found is None:
+            found = domains_of_joint[joint] = [set().union(*map(set, chunk)) for chunk in views.shared(joint)]
+        return found
 
-    for c in release.clusters:
-        rows = [records[p] for p in members[c.id]]
-        if not len(rows) <= c.size <= len(rows) + ghost_records[c.id]:
+    under: dict[str, list[int]] = defaultdict(list)  # joint id -> every cluster under it
+
+    for c in range(arrays.n_clusters):
+        cid, size = arrays.cluster_ids[c], views.sizes[c]
+        record_chunks, term_chunk = views.record_chunks(c), views.term_chunk(c)
+        rows = records.many(members(c))
+        if not len(rows) <= size <= len(rows) + ghost_records[cid]:
             raise Unfaithful(
                 {
                     "problem": "the cluster size is not its input records plus at most its ghost sub-records",
-                    "cluster": c.id,
-                    "size": c.size,
+                    "cluster": cid,
+                    "size": size,
                     "input_records": len(rows),
-                    "ghost_subrecords": ghost_records[c.id],
+                    "ghost_subrecords": ghost_records[cid],
                 }
             )
-        domains = [set().union(*map(set, chunk)) for chunk in c.record_chunks]
-        chain = ancestors(c.id)
+        domains = [set().union(*map(set, chunk)) for chunk in record_chunks]
+        chain = views.chains[c]
         for joint in chain:
-            under[joint].extend(members[c.id])
-        outside = [d for joint in chain for d in shared_domains[joint]]
+            under[joint].append(c)
+        outside = [d for joint in chain for d in shared_domains(joint)]
         seen: set[str] = set()
-        for d in [*domains, *outside, set(c.term_chunk)]:
+        for d in [*domains, *outside, set(term_chunk)]:
             if seen & d:
                 raise Unfaithful(
                     {
                         "problem": "an item is published in two chunks of one cluster",
-                        "cluster": c.id,
+                        "cluster": cid,
                         "items": sorted(seen & d),
                     }
                 )
             seen |= d
-        for index, (chunk, domain) in enumerate(zip(c.record_chunks, domains, strict=False)):
-            where = {"cluster": c.id, "record_chunk": index}
-            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(c.id, index)])
+        for index, (chunk, domain) in enumerate(zip(record_chunks, domains, strict=False)):
+            where = {"cluster": cid, "record_chunk": index}
+            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(cid, index)])
         remaining = set().union(*rows) - set().union(*domains, *outside) if rows else set()
-        invented = set(c.term_chunk) - remaining
+        invented = set(term_chunk) - remaining
         if invented:
             raise Unfaithful(
                 {
                     "problem": "the term chunk holds items the cluster's records do not",
-                    "cluster": c.id,
+                    "cluster": cid,
                     "invented": sorted(invented)[:10],
                 }
             )
-        lost = remaining - set(c.term_chunk)  # items published nowhere
+        lost = remaining - set(term_chunk)  # items published nowhere
         if lost:
             silent += sum(len(row & lost) for row in rows)
-    for j in release.joint_clusters:
+    for jid in arrays.joint_ids:
         # The records of the joint cluster's member clusters, dealt to the shared
         # chunks they meet in one pass (the chunks' domains are disjoint, checked above).
-        chunk_of_item = {item: index for index, domain in enumerate(shared_domains[j.id]) for item in domain}
-        meeting: list[list[set[str]]] = [[] for _ in j.shared_chunks]
-        for position in sorted(set(under[j.id])):
-            record = records[position]
+        shared_chunks = views.shared(jid)
+        domains = shared_domains(jid)
+        chunk_of_item = {item: index for index, domain in enumerate(domains) for item in domain}
+        meeting: list[list[set[str]]] = [[] for _ in shared_chunks]
+        positions = np.sort(np.concatenate([members(c) for c in under[jid]] or [np.zeros(0, dtype=np.int64)]))
+        for record in records.many(positions, chunk_of_item):
             for index in {chunk_of_item[item] for item in record if item in chunk_of_item}:
                 meeting[index].append(record)
-        for index, (chunk, domain, rows) in enumerate(
-            zip(j.shared_chunks, shared_domains[j.id], meeting, strict=False)
-        ):
-            where = {"joint_cluster": j.id, "shared_chunk": index}
-            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(j.id, index)])
+        for index, (chunk, domain, rows) in enumerate(zip(shared_chunks, domains, meeting, strict=False)):
+            where = {"joint_cluster": jid, "shared_chunk": index}
+            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(jid, index)])
     if silent:
         stated = stated_stats(release, trail).get("suppressed_item_occurrences")
         if stated != silent + len(trail.removed_items):
@@ -290,7 +346,7 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
 
 def _chunk_removals(
     where: dict[str, Any],
-    chunk: list[list[str]],
+    chunk: Sequence[Sequence[str]],
     projection: Counter[tuple[str, ...]],
     ghosts: Counter[tuple[str, ...]],
 ) -> int:
@@ -355,7 +411,7 @@ class Faithfulness(Verifier):
             units = evidence.original.n_records
             if release.kind == "disassociated":
                 assert evidence.trail is not None
-                details["clusters"] = len(release.clusters)
+                details["clusters"] = release_arrays(release).n_clusters
                 details["removed_without_trail_entry"] = check_disassociated_content(
                     release, evidence.original, evidence.trail
                 )

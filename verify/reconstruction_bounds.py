@@ -34,17 +34,22 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
+from functools import cached_property, partial
+from typing import Any, overload
+
+import numpy as np
 
 from privtool.context import Context, past
 from privtool.errors import TimedOut
 from privtool.release import Release
+from privtool.release_arrays import ReleaseArrays
 from privtool.results import Certificate
 
+from .chunk_batches import ChunkBatch, ChunkBatches, label_chunks, release_arrays
 from .chunks import ChunkBits
+from .engines import BATCH_SIZE
 
 Realization = tuple[tuple[str, ...], int, dict[str, int]]
 """An itemset some reconstruction of a cluster holds, with (r_P, caps per joint cluster)."""
@@ -114,32 +119,88 @@ def joint_parents(release: Release) -> dict[str, str]:
     return parent
 
 
-def cluster_views(release: Release, m: int, k: int, parent: dict[str, str]) -> list[ClusterView]:
-    """One view per cluster; ``parent`` is :func:`joint_parents` of the release."""
-    shared = {
-        j.id: tuple(tuple(tuple(row) for row in chunk) for chunk in j.shared_chunks) for j in release.joint_clusters
-    }
-    views = []
-    for c in release.clusters:
-        chain: list[tuple[str, tuple[Rows, ...]]] = []
-        node = c.id
+class ClusterViews(Sequence[ClusterView]):
+    """The :data:`ClusterView` of every cluster of a release, each built from the
+    release's arrays when it is asked for (so the whole release is never held as
+    nested tuples); the clusters' ids, sizes and chains of joint clusters
+    (``chains[n]``: ancestors of cluster ``n``, nearest first) are kept for all.
+    ``parent`` is :func:`joint_parents` of the release."""
+
+    SHARED_CACHE = 256
+    """Joint clusters whose shared chunks are kept decoded (views of the
+    clusters under one joint cluster are usually asked for together)."""
+
+    def __init__(self, arrays: ReleaseArrays, parent: dict[str, str], m: int, k: int) -> None:
+        self.arrays, self.m, self.k = arrays, m, k
+        self.ids = arrays.cluster_ids
+        self.sizes: list[int] = arrays.cluster_sizes.tolist()
+        self.chains = [self._chain(cid, parent) for cid in self.ids]
+        self._joint = {jid: j for j, jid in enumerate(arrays.joint_ids)}
+        self._shared: dict[str, tuple[Rows, ...]] = {}
+
+    @staticmethod
+    def _chain(cluster: str, parent: dict[str, str]) -> tuple[str, ...]:
+        chain: list[str] = []
+        node = cluster
         while node in parent:
             node = parent[node]
-            if any(node == j for j, _ in chain):
+            if node in chain:
                 raise OverlappingJointClusters(node)
-            chain.append((node, shared[node]))
-        views.append(
-            (
-                c.id,
-                c.size,
-                tuple(tuple(tuple(row) for row in ch) for ch in c.record_chunks),
-                tuple(c.term_chunk),
-                tuple(chain),
-                m,
-                k,
-            )
+            chain.append(node)
+        return tuple(chain)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, n: int) -> ClusterView: ...
+
+    @overload
+    def __getitem__(self, n: slice) -> list[ClusterView]: ...
+
+    def __getitem__(self, n: int | slice) -> ClusterView | list[ClusterView]:
+        if isinstance(n, slice):
+            return [self[i] for i in range(*n.indices(len(self)))]
+        return (
+            self.ids[n],
+            self.sizes[n],
+            self._chunks(n),
+            self.term_chunk(n),
+            tuple((joint, self.shared(joint)) for joint in self.chains[n]),
+            self.m,
+            self.k,
         )
-    return views
+
+    def record_chunks(self, n: int) -> tuple[Rows, ...]:
+        """The record chunks of cluster ``n``."""
+        return self._chunks(n)
+
+    def term_chunk(self, n: int) -> tuple[str, ...]:
+        """The term chunk of cluster ``n``."""
+        a = self.arrays
+        return tuple(a.labels[c] for c in a.term_items[a.term_offsets[n] : a.term_offsets[n + 1]].tolist())
+
+    def __iter__(self) -> Iterator[ClusterView]:
+        return (self[n] for n in range(len(self)))
+
+    def shared(self, joint: str) -> tuple[Rows, ...]:
+        """The shared chunks of joint cluster ``joint``."""
+        found = self._shared.get(joint)
+        if found is None:
+            if len(self._shared) >= self.SHARED_CACHE:
+                self._shared.clear()
+            found = self._shared[joint] = self._chunks(self.arrays.n_clusters + self._joint[joint])
+        return found
+
+    def _chunks(self, owner: int) -> tuple[Rows, ...]:
+        """The chunks of owner ``owner`` (a cluster's position, or the number of
+        clusters plus a joint cluster's) as sub-records of labels."""
+        a = self.arrays
+        cuts = a.chunk_offsets[a.owner_offsets[owner] : a.owner_offsets[owner + 1] + 1]
+        if len(cuts) < 2:
+            return ()
+        offsets = a.row_offsets[cuts[0] : cuts[-1] + 1]
+        return tuple(label_chunks(a.labels, a.items[offsets[0] : offsets[-1]], offsets - offsets[0], cuts - cuts[0]))
 
 
 class _Sources:
@@ -149,11 +210,11 @@ class _Sources:
         self,
         view: ClusterView,
         shared_bits: dict[SourceKey, ChunkBits] | None = None,
-        shared_index: dict[str, list[SourceKey]] | None = None,
+        shared_of: Callable[[str], Sequence[SourceKey]] | None = None,
     ) -> None:
         """``shared_bits`` caches the bitsets of shared chunks, keyed by (joint
         id, chunk index): every cluster under a joint cluster sees its chunks;
-        ``shared_index`` (item -> the shared chunks holding it, over the whole
+        ``shared_of`` (item -> the shared chunks holding it, over the whole
         release) lets :meth:`options_of` skip the chunks without the item."""
         _, size, record_chunks, term_chunk, chain, _, _ = view
         self.size = size
@@ -176,7 +237,7 @@ class _Sources:
         self.bits = bits
         self.term = frozenset(term_chunk)
         self.n_record = len(record_chunks)
-        self.shared_index = shared_index
+        self.shared_of = shared_of
         self.position = {key: s for s, key in enumerate(self.keys)}
 
     @cached_property
@@ -200,11 +261,11 @@ class _Sources:
         """(source index, mask) of each source of ``item`` in the view."""
         if "options" in self.__dict__:
             return self.options.get(item, [])
-        if self.shared_index is None:
+        if self.shared_of is None:
             found = [(s, b.mask_of[item]) for s, b in enumerate(self.bits) if item in b.mask_of]
         else:
             found = [(s, b.mask_of[item]) for s, b in enumerate(self.bits[: self.n_record]) if item in b.mask_of]
-            for key in self.shared_index.get(item, ()):
+            for key in self.shared_of(item):
                 s = self.position.get(key)
                 if s is not None:
                     found.append((s, self.bits[s].mask_of[item]))
@@ -355,7 +416,7 @@ def max_supports(release: Release, m: int, ctx: Context) -> dict[tuple[str, ...]
     Exhaustive: meant for small releases and tests; the guarantee check below
     enumerates only what can fail."""
     parent = joint_parents(release)
-    views = cluster_views(release, m, 0, parent)
+    views = ClusterViews(release_arrays(release), parent, m, 0)
     per_cluster = ctx.map(cluster_maxima, views, "maximum supports per cluster")
     entries: dict[tuple[str, ...], list[tuple[str, int, dict[str, int]]]] = defaultdict(list)
     for view, rows in zip(views, per_cluster, strict=False):
@@ -404,6 +465,19 @@ def chunk_weak_parts(unit: tuple[Rows, int, int, float | None]) -> tuple[Part, .
     return tuple(parts)
 
 
+def weak_parts_of_chunks(
+    batch: ChunkBatch, k: int, m: int, deadline: float | None
+) -> list[tuple[int, tuple[Part, ...]]]:
+    """:func:`chunk_weak_parts` of every chunk of a batch in CSR form:
+    ``(release chunk index, weak parts)`` of the chunks that have any."""
+    found = []
+    for n, rows in enumerate(batch.chunks()):
+        parts = chunk_weak_parts((rows, k, m, deadline))
+        if parts:
+            found.append((batch.first + n, parts))
+    return found
+
+
 SuspectUnit = tuple[ClusterView, tuple[Part, ...], int]
 """(cluster view, the weak parts of the chunks it sees, itemset size)."""
 
@@ -429,21 +503,21 @@ def suspects(unit: SuspectUnit) -> list[tuple[str, ...]]:
     return sorted(found)
 
 
-def longest_record(views: Sequence[ClusterView]) -> int:
+def longest_record(views: ClusterViews) -> int:
     """The most items a record of any reconstruction can hold: per cluster, the
     longest sub-record of each chunk it sees plus its term chunk."""
-
-    def widest(chunks: Iterable[Rows]) -> int:
-        return sum(max(map(len, chunk), default=0) for chunk in chunks)
-
-    per_joint: dict[str, int] = {}
-    longest = 0
-    for _, _, record_chunks, term_chunk, chain, _, _ in views:
-        for joint, shared in chain:
-            if joint not in per_joint:
-                per_joint[joint] = widest(shared)
-        longest = max(longest, len(term_chunk) + widest(record_chunks) + sum(per_joint[j] for j, _ in chain))
-    return longest
+    a = views.arrays
+    widest = np.zeros(a.n_chunks, dtype=np.int64)  # longest sub-record of each chunk
+    filled = a.chunk_rows > 0
+    if filled.any():
+        widest[filled] = np.maximum.reduceat(a.row_lengths, a.chunk_offsets[:-1][filled])
+    owners = len(a.owner_offsets) - 1
+    of_owner = np.bincount(
+        np.repeat(np.arange(owners), np.diff(a.owner_offsets)), weights=widest, minlength=owners
+    ).astype(np.int64)
+    own = (of_owner[: a.n_clusters] + np.diff(a.term_offsets)).tolist()
+    joint = dict(zip(a.joint_ids, of_owner[a.n_clusters :].tolist(), strict=True))
+    return max((own[n] + sum(joint[j] for j in chain) for n, chain in enumerate(views.chains)), default=0)
 
 
 @dataclass
@@ -456,17 +530,18 @@ class _WeakParts:
     of_joint: dict[str, tuple[Part, ...]]
     k: int
 
-    def of(self, view: ClusterView, n: int) -> tuple[Part, ...]:
+    def of(self, views: ClusterViews, n: int) -> tuple[Part, ...]:
         """Every weak part cluster ``n`` sees; ``((),)`` below k records."""
-        if view[1] < self.k:
+        if views.sizes[n] < self.k:
             return ((),)
-        return (*self.own[n], *(part for joint, _ in view[4] for part in self.of_joint.get(joint, ())))
+        return (*self.own[n], *(part for joint in views.chains[n] for part in self.of_joint.get(joint, ())))
 
-    def shortest(self, view: ClusterView, n: int) -> int | None:
+    def shortest(self, views: ClusterViews, n: int) -> int | None:
         """The fewest items of a weak part cluster ``n`` sees (None: no part)."""
-        if view[1] < self.k:
+        if views.sizes[n] < self.k:
             return 0
-        lengths = [len(p) for p in self.own[n]] + [self.shortest_of_joint[j] for j, _ in view[4] if j in self.of_joint]
+        joints = [self.shortest_of_joint[j] for j in views.chains[n] if j in self.of_joint]
+        lengths = [len(p) for p in self.own[n]] + joints
         return min(lengths, default=None)
 
     @cached_property
@@ -480,24 +555,20 @@ class _WeakParts:
         return found
 
 
-def _weak_parts(release: Release, views: list[ClusterView], k: int, m: int, ctx: Context) -> _WeakParts:
-    """:func:`chunk_weak_parts` of every chunk, each enumerated once."""
-    record_units = [(n, rows) for n, view in enumerate(views) for rows in view[2]]
-    record_parts = ctx.map(
-        chunk_weak_parts, [(rows, k, m, ctx.deadline) for _, rows in record_units], "record chunks: weak parts"
-    )
-    shared_units = [
-        (j.id, tuple(tuple(row) for row in chunk)) for j in release.joint_clusters for chunk in j.shared_chunks
-    ]
-    shared_parts = ctx.map(
-        chunk_weak_parts, [(rows, k, m, ctx.deadline) for _, rows in shared_units], "shared chunks: weak parts"
-    )
+def _weak_parts(views: ClusterViews, k: int, m: int, ctx: Context) -> _WeakParts:
+    """:func:`chunk_weak_parts` of every chunk, each enumerated once (the
+    chunks go to the executor in CSR batches)."""
+    a = views.arrays
+    check = partial(weak_parts_of_chunks, k=k, m=m, deadline=ctx.deadline)
+    found = ctx.map(check, ChunkBatches.all_chunks(a, BATCH_SIZE), "chunks: weak parts")
     of_joint: dict[str, list[Part]] = defaultdict(list)
-    for (joint, _), parts in zip(shared_units, shared_parts, strict=True):
-        of_joint[joint].extend(parts)
-    own: list[list[Part]] = [[] for _ in views]
-    for (n, _), parts in zip(record_units, record_parts, strict=True):
-        own[n].extend(parts)
+    own: list[list[Part]] = [[] for _ in range(len(views))]
+    for chunk, parts in (pair for batch in found for pair in batch):
+        owner = int(a.chunk_owner[chunk])
+        if a.chunk_is_shared[chunk]:
+            of_joint[a.joint_ids[owner]].extend(parts)
+        else:
+            own[owner].extend(parts)
     return _WeakParts(
         [tuple(parts) for parts in own], {joint: tuple(parts) for joint, parts in of_joint.items() if parts}, k
     )
@@ -521,41 +592,83 @@ def _stop_reason(violations: int, ctx: Context) -> str:
     return "time" if ctx.expired() else ""
 
 
+class _ItemIndex:
+    """Where each item of a release is, from its arrays: the clusters whose
+    record chunks or term chunk hold it (:meth:`own`) and the shared chunks
+    holding it (:meth:`shared`), each answered by a binary search."""
+
+    def __init__(self, views: ClusterViews) -> None:
+        a = views.arrays
+        self.labels, self.n = a.labels, max(1, a.n_clusters)
+        self.code = {label: i for i, label in enumerate(a.labels)}
+        chunk_of_row = np.repeat(np.arange(a.n_chunks, dtype=np.int64), a.chunk_rows)
+        chunk = np.repeat(chunk_of_row, a.row_lengths)  # chunk of every item occurrence
+        items = a.items.astype(np.int64)
+        mine = ~a.chunk_is_shared[chunk]
+        term_cluster = np.repeat(np.arange(a.n_clusters, dtype=np.int64), np.diff(a.term_offsets))
+        in_terms = a.term_items.astype(np.int64) * self.n + term_cluster
+        self.own_keys = np.unique(np.r_[items[mine] * self.n + a.chunk_owner[chunk[mine]], in_terms])
+        # shared chunks in the order the clusters' chains first meet their joint clusters
+        rank: dict[str, int] = {}
+        for chain in views.chains:
+            for joint in chain:
+                rank.setdefault(joint, len(rank))
+        self.joints = sorted(rank, key=rank.__getitem__)
+        joint_rank = np.array([rank.get(j, -1) for j in a.joint_ids], dtype=np.int64)
+        first = np.asarray(a.owner_offsets[a.n_clusters :][:-1], dtype=np.int64)
+        shared = ~mine
+        owner = a.chunk_owner[chunk[shared]]
+        ranks, index = joint_rank[owner], chunk[shared] - first[owner]
+        known = ranks >= 0
+        self.width = max(1, int(a.chunk_rows.size))
+        self.shared_keys = np.unique(
+            (items[shared][known] * max(1, len(self.joints)) + ranks[known]) * self.width + index[known]
+        )
+
+    def own(self, item: str) -> list[int]:
+        """The clusters whose record chunks or term chunk hold ``item``, ascending."""
+        code = self.code.get(item)
+        if code is None:
+            return []
+        lo, hi = np.searchsorted(self.own_keys, [code * self.n, (code + 1) * self.n])
+        return (self.own_keys[lo:hi] % self.n).tolist()
+
+    def shared(self, item: str) -> list[tuple[str, int]]:
+        """The shared chunks holding ``item`` as (joint id, chunk index)."""
+        code = self.code.get(item)
+        if code is None:
+            return []
+        span = max(1, len(self.joints)) * self.width
+        lo, hi = np.searchsorted(self.shared_keys, [code * span, (code + 1) * span])
+        rest = self.shared_keys[lo:hi] % span
+        ranks, index = (rest // self.width).tolist(), (rest % self.width).tolist()
+        return [(self.joints[r], i) for r, i in zip(ranks, index, strict=True)]
+
+
 class _ReleaseMaximum:
     """The maximum support of an itemset over all reconstructions of the
     release, capped at k (:meth:`__call__`): each cluster's sources are built
     once, when an itemset first needs them, and the clusters holding an itemset
     are visited until one alone reaches k."""
 
-    def __init__(self, views: list[ClusterView], parent: dict[str, str], k: int) -> None:
+    def __init__(self, views: ClusterViews, parent: dict[str, str], k: int) -> None:
         self.views, self.parent, self.k = views, parent, k
         self.sources: dict[int, _Sources] = {}
         self.shared_bits: dict[SourceKey, ChunkBits] = {}
-        # where each item is: clusters whose own chunks hold it, joint clusters
-        # whose shared chunks hold it (and the clusters under each joint)
-        self.own: dict[str, list[int]] = defaultdict(list)
-        self.joints_of: dict[str, set[str]] = defaultdict(set)
-        self.under: dict[str, list[int]] = defaultdict(list)
-        self.shared_index: dict[str, list[SourceKey]] = defaultdict(list)
-        for n, view in enumerate(views):
-            for item in {*view[3], *(x for ch in view[2] for row in ch for x in row)}:
-                self.own[item].append(n)
-            for joint, chunks in view[4]:
-                if joint not in self.under:
-                    for index, chunk in enumerate(chunks):
-                        for item in {x for row in chunk for x in row}:
-                            self.joints_of[item].add(joint)
-                            self.shared_index[item].append((joint, index))
+        self.index = _ItemIndex(views)
+        self.under: dict[str, list[int]] = defaultdict(list)  # the clusters under each joint cluster
+        for n, chain in enumerate(views.chains):
+            for joint in chain:
                 self.under[joint].append(n)
         self.clusters_of: dict[str, frozenset[int]] = {}
-        self.chains = [[joint for joint, _ in view[4]] for view in views]  # ancestors, nearest first
+        self.chains = views.chains  # ancestors, nearest first
         self.items_of_joint: dict[str, set[str]] = {}
         # Visit order: round robin over the top-level trees (a joint cluster's
         # cap bounds what all its members add, so a walk that exhausts one tree
         # before the next wastes its time when the cap is below k).
         tops: dict[str, list[int]] = defaultdict(list)
-        for n, view in enumerate(views):
-            tops[view[4][-1][0] if view[4] else view[0]].append(n)
+        for n, chain in enumerate(views.chains):
+            tops[chain[-1] if chain else views.ids[n]].append(n)
         self.order = [0] * len(views)
         for tree, members in enumerate(tops.values()):
             for rank, n in enumerate(members):
@@ -572,7 +685,7 @@ class _ReleaseMaximum:
         for joint in self.chains[n]:
             found = self.items_of_joint.get(joint)
             if found is None:
-                chunks = next(chunks for j, chunks in self.views[n][4] if j == joint)
+                chunks = self.views.shared(joint)
                 found = self.items_of_joint[joint] = {x for ch in chunks for row in ch for x in row}
             items |= found
         return items
@@ -581,14 +694,15 @@ class _ReleaseMaximum:
         """The clusters whose view holds ``item`` (computed once per item)."""
         found = self.clusters_of.get(item)
         if found is None:
-            found = frozenset(self.own.get(item, ())).union(*(self.under[j] for j in self.joints_of.get(item, ())))
+            joints = {joint for joint, _ in self.index.shared(item)}
+            found = frozenset(self.index.own(item)).union(*(self.under[j] for j in joints))
             self.clusters_of[item] = found
         return found
 
     def _source(self, n: int) -> _Sources:
         found = self.sources.get(n)
         if found is None:
-            found = self.sources[n] = _Sources(self.views[n], self.shared_bits, self.shared_index)
+            found = self.sources[n] = _Sources(self.views[n], self.shared_bits, self.index.shared)
         return found
 
     def __call__(self, itemset: Sequence[str]) -> int:
@@ -625,7 +739,7 @@ class _ReleaseMaximum:
             r, caps = found
             if _score(r, caps) >= self.k:
                 return self.k
-            parts.append((self.views[n][0], r, caps))
+            parts.append((self.views.ids[n], r, caps))
             for joint, c in caps.items():
                 consistent = consistent and cap.setdefault(joint, c) == c
             if not consistent:
@@ -650,10 +764,10 @@ class _Search:
     :func:`check_disassociation_guarantee`)."""
 
     def __init__(
-        self, views: list[ClusterView], parts: _WeakParts, parent: dict[str, str], k: int, m: int, ctx: Context
+        self, views: ClusterViews, parts: _WeakParts, parent: dict[str, str], k: int, m: int, ctx: Context
     ) -> None:
         self.views, self.parts, self.parent, self.k, self.m, self.ctx = views, parts, parent, k, m, ctx
-        self.shortest = {n: parts.shortest(view, n) for n, view in enumerate(views)}
+        self.shortest = {n: parts.shortest(views, n) for n in range(len(views))}
         self.weak = [n for n, length in self.shortest.items() if length is not None]
         self.examined: set[tuple[str, ...]] = set()
         self.failing: list[tuple[int, tuple[str, ...]]] = []
@@ -691,7 +805,7 @@ class _Search:
             elif size == 1:  # clusters below k: every item a cluster sees is realizable alone
                 found = [{(item,) for item in self.maximum.view_items(n)} for n in growing[batch[0] : batch[1]]]
             else:
-                units = [(self.views[n], self.parts.of(self.views[n], n), size) for n in growing[batch[0] : batch[1]]]
+                units = [(self.views[n], self.parts.of(self.views, n), size) for n in growing[batch[0] : batch[1]]]
                 found = self.ctx.map(suspects, units, f"disassociation guarantee: suspects of {size} items")
             for itemset in sorted({i for itemsets in found for i in itemsets} - self.examined):
                 stopped = _stop_reason(len(self.failing), self.ctx)
@@ -732,7 +846,7 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
     details: dict[str, Any] = {"k": k, "m": m, "term_chunk_model": "a term occurs in 1..|P| records of its cluster"}
     try:
         parent = joint_parents(release)
-        views = cluster_views(release, m, k, parent)
+        views = ClusterViews(release_arrays(release), parent, m, k)
     except OverlappingJointClusters as exc:
         details["reason"] = (
             f"joint clusters around {exc.args[0]!r} cross (neither disjoint nor nested); "
@@ -746,7 +860,7 @@ def check_disassociation_guarantee(release: Release, k: int, m: int, ctx: Contex
     # Only clusters whose bound is below k can hold an itemset that fails.
     m = min(m, longest_record(views))  # no reconstruction holds a longer itemset
     details["m_checked"] = m
-    parts = _weak_parts(release, views, k, m, ctx)
+    parts = _weak_parts(views, k, m, ctx)
     search = _Search(views, parts, parent, k, m, ctx)
     stopped = search.run()
     timed_out = stopped == "time"

@@ -20,9 +20,11 @@ import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from privtool.arrays import unique_int
 from privtool.claims import Claim
 from privtool.components import ClaimModel
 from privtool.contracts import stats_problem
@@ -62,6 +64,14 @@ class Subject:
     release: Release
     original: Dataset | None
     models: Mapping[str, ClaimModel]
+
+    @cached_property
+    def joint_parents(self) -> dict[str, str]:
+        """:func:`~.reconstruction_bounds.joint_parents` of the release, worked
+        out once for all the checks that read it (raises
+        :class:`~.reconstruction_bounds.OverlappingJointClusters` each time
+        when the joint clusters do not nest). Read-only."""
+        return joint_parents(self.release)
 
 
 def claim_problems(claim: Claim, kind: str | None, models: Mapping[str, ClaimModel]) -> list[tuple[str, str]]:
@@ -150,7 +160,7 @@ def joint_clusters_nest(subject: Subject) -> Iterator[StructureProblem]:
     Terrovitis et al. 2012 Section 4.3), and none lists itself under itself."""
     release = subject.release
     try:
-        joint_parents(release)
+        _ = subject.joint_parents  # raises when the joint clusters cross
     except OverlappingJointClusters as exc:
         node = str(exc.args[0])
         joint = next((i for i, jid in enumerate(_joint_ids(release)) if jid == node), None)
@@ -195,7 +205,7 @@ def chunk_domains_disjoint(subject: Subject) -> Iterator[StructureProblem]:
     if release.kind != "disassociated":
         return
     try:
-        parent = joint_parents(release)
+        parent = subject.joint_parents
     except OverlappingJointClusters:
         return  # reported by joint_clusters_nest
     arrays = release.backing_arrays
@@ -234,15 +244,19 @@ def _joint_ids(release: Release) -> list[str]:
 def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     """Whether :func:`chunk_domains_disjoint` finds nothing, decided on the
     arrays: the distinct (chunk, item) pairs of every chunk (a term chunk is a
-    chunk of its cluster), no item twice among one owner's chunks, and no
-    (owner, item) pair whose item a joint cluster above the owner also holds,
-    looked up one level of joint clusters up at a time."""
+    chunk of its cluster), no item twice among one owner's chunks, and no item
+    held by an owner and by a joint cluster above it.
+
+    The last is decided in preorder of the tree of ``parent`` (every subtree
+    one interval of positions): the owners holding an item, in preorder, hold
+    none above another exactly when none is inside the subtree of the one
+    before it (the first descendant of an owner holding the item follows it)."""
     n_clusters, n_chunks = arrays.n_clusters, arrays.n_chunks
     n_nodes = n_clusters + arrays.n_joint_clusters
     span = len(arrays.labels) + 1
     item_chunk = np.repeat(np.repeat(np.arange(n_chunks, dtype=np.int64), arrays.chunk_rows), arrays.row_lengths)
     term_chunk = n_chunks + np.repeat(np.arange(n_clusters, dtype=np.int64), np.diff(arrays.term_offsets))
-    pairs = np.unique(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items])
+    pairs = unique_int(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items])
     chunk, item = np.divmod(pairs, span)
     owner = np.where(chunk < n_chunks, 0, chunk - n_chunks)  # a term chunk's cluster
     inside = chunk < n_chunks
@@ -255,17 +269,51 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     up = np.full(n_nodes, -1, dtype=np.int64)
     for child, joint in parent.items():
         up[node[child]] = node[joint]
+    first, size = preorder(up)
     owner, item = np.divmod(held, span)
-    above = up[owner]
-    while len(above):
+    by_item = np.sort(item * max(n_nodes, 1) + first[owner])
+    same = by_item[1:] // max(n_nodes, 1) == by_item[:-1] // max(n_nodes, 1)
+    position = by_item % max(n_nodes, 1)
+    ends = position + size[np.argsort(first)][position]  # the end of each owner's subtree
+    return not np.any(same & (position[1:] < ends[:-1]))
+
+
+def preorder(up: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a forest given as each node's parent (``up``, -1 at a root; no
+    cycles), each node's position in a preorder and the size of its subtree
+    (itself included), so that the subtree of ``v`` takes the positions
+    ``first[v]`` to ``first[v] + size[v] - 1``. Nodes are ordered by their
+    chains of ancestors from the root (a chain sorts before its extensions)."""
+    n = len(up)
+    chain_node: list[np.ndarray] = [np.arange(n, dtype=np.int64)]
+    above = up.copy()
+    size = np.ones(n, dtype=np.int64)
+    nodes = np.arange(n, dtype=np.int64)
+    for _ in range(n + 1):
         alive = above >= 0
-        item, above = item[alive], above[alive]
-        keys = above * span + item
-        at = np.minimum(np.searchsorted(held, keys), max(len(held) - 1, 0))
-        if len(held) and np.any(held[at] == keys):
-            return False  # an item of a chunk also in a shared chunk above it
+        nodes, above = nodes[alive], above[alive]
+        if not len(nodes):
+            break
+        np.add.at(size, above, 1)
+        chain_node.append(np.full(n, -1, dtype=np.int64))
+        chain_node[-1][nodes] = above
         above = up[above]
-    return True
+    else:
+        raise ValueError("the parents form a cycle")
+    # chain_node[d][v]: v's ancestor d levels up (-1 above the root); root first, then down to v
+    depth = np.zeros(n, dtype=np.int64)
+    for level in chain_node[1:]:
+        depth += level >= 0
+    width = len(chain_node)
+    table = np.full((n, width), -1, dtype=np.int64)
+    for d, level in enumerate(chain_node):
+        column = depth - d  # the ancestor d levels up sits at column depth - d
+        has = (level >= 0) if d else np.ones(n, dtype=bool)
+        table[np.flatnonzero(has), column[has]] = level[has]
+    order = np.lexsort(table.T[::-1]) if n else np.zeros(0, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    first[order] = np.arange(n, dtype=np.int64)
+    return first, size
 
 
 Home = tuple[str, int, int]
@@ -310,7 +358,7 @@ def sub_records_within_sizes(subject: Subject) -> Iterator[StructureProblem]:
     if release.kind != "disassociated" or not _joint_ids(release):
         return
     try:
-        parent = joint_parents(release)
+        parent = subject.joint_parents
     except OverlappingJointClusters:
         return
     arrays = release.backing_arrays

@@ -90,7 +90,7 @@ class _Splitter:
     def __init__(self, dataset: Dataset) -> None:
         self.dataset = dataset
         self.owner = np.zeros(dataset.n_records, dtype=np.int64)
-        self.item_ptr, self.item_rows = dataset.item_index
+        self.item_ptr, self.item_rows = dataset.transpose()  # not cached on the dataset: freed with the splitter
         self.next_id = 0
 
     def counts(self, rows: np.ndarray, ignore: tuple[int, ...], items: np.ndarray | None = None) -> np.ndarray:
@@ -120,7 +120,7 @@ class _Splitter:
         and ignores ``term`` from now on; returns their rows and term counts
         (zero on the part's ignore set and ``term``)."""
         holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
-        if len(holders) <= len(part.rows):
+        if len(holders) <= int(part.counts.sum()):  # fewer holders to look up than occurrences to read
             taken = holders[self.owner[holders] == part.id]
             counts = self.counts(taken, part.ignore)
         else:

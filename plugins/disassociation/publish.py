@@ -12,9 +12,14 @@ record to its cluster id (``None`` when suppressed).
 
 The content is built directly in canonical order (:meth:`privtool.release.Release.canonical`:
 items of a sub-record by label, the sub-records of a chunk in lexicographic
-order, term chunks by label), vectorised: one lookup of every occurrence's
-chunk, one sort, and one comparison key per sub-record (bytes), never a Python
-object per item occurrence, so nothing here follows input order into the file.
+order, term chunks by label), vectorised: the clusters are laid out so that
+each joint plan's clusters are consecutive (:func:`cluster_layout`), every
+record is read once and every chunk's occurrences found as slices of its
+records' occurrences sorted by (term, position) (:func:`project`), and the
+sub-records are ordered by integer sorts (:func:`canonical_chunks`): no Python
+object per item occurrence or per sub-record, so nothing here follows input
+order into the file. A record under many nested joint clusters is not read
+again for each.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from privtool.chain import Disassociation
+from privtool.arrays import concat_ranges, lexicographic_order, rank_in_runs, run_starts, stable_order, unique_int
+from privtool.chain import Disassociation, JointPlan
 from privtool.components import Outcome
 from privtool.dataset import Dataset, label_sort_key
 from privtool.release import Release
@@ -35,11 +41,11 @@ from privtool.trail import Trail
 from .horpart import occurrences
 
 
-def simple_members(dis: Disassociation) -> list[list[int]]:
+def simple_members(plans: list[JointPlan]) -> list[list[int]]:
     """For every joint plan, the indexes of the simple clusters under it
     (nested joints resolved; a plan names only earlier plans), ascending."""
     out: list[list[int]] = []
-    for plan in dis.joints:
+    for plan in plans:
         members: list[int] = []
         for kind, index in plan.members:
             members.extend(out[index] if kind == "j" else (index,))
@@ -59,144 +65,167 @@ def canonical_ranks(dataset: Dataset) -> np.ndarray:
 
 
 @dataclass
-class ChunkRows:
-    """Chunks in CSR form, each chunk's sub-records in canonical order:
-    ``items`` (canonical ranks of the labels) cut into sub-records by
-    ``row_offsets``, the sub-records cut into chunks by ``chunk_offsets``."""
+class Layout:
+    """The clusters laid out so that the clusters under each joint plan sit
+    together: ``order`` lists the clusters in layout order and ``position`` is
+    each cluster's place in it; the clusters under joint plan ``runs_joint[i]``
+    include the positions ``runs_lo[i]`` to ``runs_hi[i] - 1``, and those runs
+    cover them exactly, one run per plan when the plans' sets of clusters nest."""
 
-    items: np.ndarray
-    row_offsets: np.ndarray
-    chunk_offsets: np.ndarray
+    order: np.ndarray
+    position: np.ndarray
+    runs_joint: np.ndarray
+    runs_lo: np.ndarray
+    runs_hi: np.ndarray
 
-    @staticmethod
-    def concatenate(parts: list[ChunkRows]) -> ChunkRows:
-        """The chunks of ``parts``, one after the other."""
-        items = [p.items for p in parts]
-        rows = [p.row_offsets[1:] + shift for p, shift in zip(parts, _shifts([len(i) for i in items]), strict=True)]
-        chunks = [p.chunk_offsets[1:] + shift for p, shift in zip(parts, _shifts([len(r) for r in rows]), strict=True)]
-        zero = np.zeros(1, dtype=np.int64)
-        return ChunkRows(
-            np.concatenate([np.zeros(0, dtype=np.int64), *items]),
-            np.concatenate([zero, *rows]),
-            np.concatenate([zero, *chunks]),
-        )
-
-
-def _shifts(lengths: list[int]) -> list[int]:
-    """Where each of consecutive pieces of these lengths starts."""
-    return np.r_[0, np.cumsum(lengths, dtype=np.int64)][:-1].tolist()
+    def joint_entries(self, joint: np.ndarray, term: np.ndarray, chunk: np.ndarray) -> np.ndarray:
+        """Rows ``(lo, hi, term, chunk)`` for :func:`project`: the terms
+        ``term`` of joint plans ``joint``, of chunks ``chunk``, once per run of
+        the plan's clusters."""
+        runs = np.argsort(self.runs_joint, kind="stable")
+        bounds = np.searchsorted(self.runs_joint[runs], np.arange(int(joint.max(initial=-1)) + 2))
+        per_entry = (bounds[1:] - bounds[:-1])[joint]
+        run = runs[concat_ranges(bounds[:-1][joint], per_entry)]
+        return np.stack(
+            [self.runs_lo[run], self.runs_hi[run], np.repeat(term, per_entry), np.repeat(chunk, per_entry)], axis=1
+        ).reshape(-1, 4)
 
 
-def project(
-    dataset: Dataset, rank: np.ndarray, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]
-) -> ChunkRows:
-    """For each group of records and each of its term domains (in that order),
-    the chunk of the non-empty projections of the group's records on the
-    domain, in canonical order (``rank``: :func:`canonical_ranks`).
+def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
+    """The :class:`Layout` of ``n_clusters`` clusters under joint plans whose
+    simple clusters are ``joint_members`` (:func:`simple_members`).
 
-    Vectorised: one lookup of every occurrence's (group, term) chunk and one
-    sort by (chunk, record, rank); the sub-records of a chunk are then ordered
-    by one bytes key each (the chunk and the ranks, big-endian 32-bit words, so
-    that comparing keys compares the rank lists, a prefix first)."""
-    sizes = [len(domain) for group_domains in domains for domain in group_domains]
-    n_chunks = len(sizes)
-    chunk_group = np.repeat(np.arange(len(domains), dtype=np.int64), [len(d) for d in domains])
-    span = max(dataset.n_items, 1)
-    table_terms = np.fromiter(
-        (t for group_domains in domains for domain in group_domains for t in domain),
-        dtype=np.int64,
-        count=sum(sizes),
-    )
-    table_code = np.repeat(np.arange(n_chunks, dtype=np.int64), sizes)
-    table_keys = chunk_group[table_code] * span + table_terms
-    by_key = np.argsort(table_keys, kind="stable")
-    table_keys, table_code = table_keys[by_key], table_code[by_key]
-    rows = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)
-    group_of_row = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
-    items, local = occurrences(dataset, rows)
-    keys = group_of_row[local] * span + items
-    pos = np.minimum(np.searchsorted(table_keys, keys), max(len(table_keys) - 1, 0))
-    hit = np.flatnonzero(table_keys[pos] == keys) if len(table_keys) else np.zeros(0, dtype=np.int64)
-    codes, sub_rows, ranks = table_code[pos[hit]], local[hit], rank[items[hit]]
-    order = np.lexsort((ranks, sub_rows, codes))
-    codes, sub_rows, ranks = codes[order], sub_rows[order], ranks[order]
-    change = np.r_[True, (codes[1:] != codes[:-1]) | (sub_rows[1:] != sub_rows[:-1])] if len(codes) else codes
-    starts = np.flatnonzero(change)
-    lengths = np.diff(np.r_[starts, len(codes)])
-    row_codes = codes[starts]
-    # each sub-record's key: its chunk, then its ranks (one 4-byte word each)
-    words = np.insert(ranks, starts, row_codes).astype(">u4").tobytes()
-    bounds = ((starts + np.arange(len(starts))) * 4).tolist()
-    ends = [*bounds[1:], len(words)] if bounds else []
-    sort_keys = [words[a:b] for a, b in zip(bounds, ends, strict=True)]
-    by_row = np.asarray(sorted(range(len(sort_keys)), key=sort_keys.__getitem__), dtype=np.int64)
-    lengths = lengths[by_row]
-    row_offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    gather = np.repeat(starts[by_row] - row_offsets[:-1], lengths) + np.arange(len(ranks), dtype=np.int64)
-    chunk_offsets = np.r_[0, np.cumsum(np.bincount(row_codes, minlength=n_chunks))].astype(np.int64)
-    return ChunkRows(ranks[gather], row_offsets, chunk_offsets)
+    Clusters are ordered by their chains of plans, outermost first (a plan over
+    more clusters is outer; over the same clusters, the later one). When the
+    plans' sets nest (REFINE's form a tree), every cluster under a plan has the
+    same chain down to it, so each plan's clusters are consecutive; sets that
+    cross take several runs."""
+    n_joints = len(joint_members)
+    sizes = np.fromiter(map(len, joint_members), dtype=np.int64, count=n_joints)
+    clusters = np.fromiter(chain.from_iterable(joint_members), dtype=np.int64, count=int(sizes.sum()))
+    joints = np.repeat(np.arange(n_joints, dtype=np.int64), sizes)
+    pairs = unique_int(joints * max(n_clusters, 1) + clusters)  # a cluster listed twice counts once
+    joints, clusters = np.divmod(pairs, max(n_clusters, 1))
+    width = np.bincount(joints, minlength=n_joints)
+    outer = np.lexsort((-np.arange(n_joints), -width))  # outermost first
+    level = np.empty(n_joints, dtype=np.int64)
+    level[outer] = np.arange(n_joints, dtype=np.int64)
+    chains = unique_int(clusters * max(n_joints, 1) + level[joints])  # by cluster, outermost first
+    holder, links = np.divmod(chains, max(n_joints, 1))
+    starts = run_starts(holder)
+    depth = rank_in_runs(starts, len(holder))
+    table = np.full((n_clusters, int(depth.max()) + 1 if len(depth) else 0), -1, dtype=np.int64)
+    table[holder, depth] = links
+    order = np.lexsort(table.T[::-1]) if table.shape[1] else np.arange(n_clusters, dtype=np.int64)
+    position = np.empty(n_clusters, dtype=np.int64)
+    position[order] = np.arange(n_clusters, dtype=np.int64)
+    placed = np.sort(joints * (n_clusters + 1) + position[clusters])  # a gap between two joints' positions
+    run_start = np.flatnonzero(np.r_[True, placed[1:] != placed[:-1] + 1]) if len(placed) else placed
+    run_end = np.r_[run_start[1:], len(placed)]
+    runs_joint, runs_lo = np.divmod(placed[run_start], n_clusters + 1)
+    return Layout(order, position, runs_joint, runs_lo, runs_lo + (run_end - run_start))
+
+
+def _domain_table(domains: list[list[tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every term of every domain as ``(owner, term, chunk)``: owner ``g`` of
+    ``domains[g]``, chunks numbered in order across the owners."""
+    sizes = [len(domain) for owned in domains for domain in owned]
+    owner = np.repeat(np.arange(len(domains), dtype=np.int64), [len(owned) for owned in domains])
+    terms = np.fromiter((t for owned in domains for domain in owned for t in domain), dtype=np.int64, count=sum(sizes))
+    chunk = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    return owner[chunk], terms, chunk
 
 
 PROJECT_BATCH_ROWS = 200_000
-"""Records per call of :func:`project` in :func:`project_in_batches`."""
+"""Records read per vectorised step of :func:`project` (a larger cluster alone)."""
 
 
-def project_in_batches(
-    dataset: Dataset, rank: np.ndarray, groups: list[np.ndarray], domains: list[list[tuple[int, ...]]]
-) -> ChunkRows:
-    """:func:`project` over consecutive runs of groups holding about
-    :data:`PROJECT_BATCH_ROWS` records each (a larger group alone). Groups are
-    projected independently, so the result is the same as one call; the
-    temporaries (several int64 arrays per item occurrence) stay bounded by a
-    run. One call over the joint clusters of a 515,597-record release, whose
-    nested members repeat records once per level, peaked at 2 GB."""
-    parts: list[ChunkRows] = []
-    start = 0
-    while start < len(groups):
-        end, rows = start + 1, len(groups[start])
-        while end < len(groups) and rows + len(groups[end]) <= PROJECT_BATCH_ROWS:
-            rows += len(groups[end])
-            end += 1
-        parts.append(project(dataset, rank, groups[start:end], domains[start:end]))
-        start = end
-    return ChunkRows.concatenate(parts)
+def project(
+    dataset: Dataset, rank: np.ndarray, clusters: list[np.ndarray], layout: Layout, entries: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sub-records of every chunk: the non-empty projections of the records
+    of the clusters at positions ``lo`` to ``hi - 1`` of ``layout`` on the
+    chunk's domain, for each row ``(lo, hi, term, chunk)`` of ``entries``.
+    Returns ``(chunk, items, offsets)``: each sub-record's chunk and its items
+    as canonical ranks (``rank``: :func:`canonical_ranks`), ascending, cut by
+    ``offsets``; sub-records of a chunk are together, in no particular order.
+
+    Vectorised, :data:`PROJECT_BATCH_ROWS` records at a time, in layout order:
+    the batch's occurrences sorted by (term, position), so that the
+    occurrences an entry covers are one slice, found by two binary searches;
+    each record is read once, however many joint clusters hold it. The hits
+    are sorted by (chunk, record); entries taken by ascending rank leave each
+    sub-record's items ascending."""
+    entries = entries[np.argsort(rank[entries[:, 2]], kind="stable")]
+    n_pos = max(len(clusters), 1)
+    sizes = np.fromiter((len(clusters[c]) for c in layout.order.tolist()), dtype=np.int64, count=len(clusters))
+    bounds = np.r_[0, np.cumsum(sizes)]
+    out_chunk: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    out_items: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    out_lengths: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    first = 0
+    while first < len(clusters):
+        last = max(int(np.searchsorted(bounds, bounds[first] + PROJECT_BATCH_ROWS, side="right")) - 1, first + 1)
+        rows = np.concatenate([clusters[c] for c in layout.order[first:last].tolist()])
+        items, local = occurrences(dataset, rows)
+        occ_pos = np.repeat(np.arange(first, last, dtype=np.int64), sizes[first:last])[local]
+        by_term = stable_order(items, dataset.n_items)
+        keys = items[by_term].astype(np.int64) * n_pos + occ_pos[by_term]
+        here = entries[(entries[:, 0] < last) & (entries[:, 1] > first)]
+        lo, hi = np.maximum(here[:, 0], first), np.minimum(here[:, 1], last)
+        begin = np.searchsorted(keys, here[:, 2] * n_pos + lo)
+        count = np.searchsorted(keys, here[:, 2] * n_pos + hi) - begin
+        hits = by_term[concat_ranges(begin, count)]
+        chunk = np.repeat(here[:, 3], count)
+        order = np.argsort(chunk * len(rows) + local[hits], kind="stable")
+        chunk, hits = chunk[order], hits[order]
+        row_key = chunk * len(rows) + local[hits]
+        starts = run_starts(row_key)
+        out_chunk.append(chunk[starts])
+        out_items.append(rank[items[hits]])
+        out_lengths.append(np.diff(np.r_[starts, len(hits)]))
+        first = last
+    lengths = np.concatenate(out_lengths)
+    return np.concatenate(out_chunk), np.concatenate(out_items), np.r_[0, np.cumsum(lengths)].astype(np.int64)
 
 
-def term_chunks(dis: Disassociation, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def canonical_chunks(
+    chunk: np.ndarray, items: np.ndarray, offsets: np.ndarray, n_chunks: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sub-records (:func:`project`) in canonical order: by chunk, then by
+    their items as sequences (:func:`privtool.arrays.lexicographic_order`).
+    Returns ``(items, row_offsets, chunk_offsets)``."""
+    by_row = lexicographic_order(chunk, items, offsets)
+    lengths = np.diff(offsets)[by_row]
+    row_offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    gather = concat_ranges(offsets[:-1][by_row], lengths)
+    chunk_offsets = np.r_[0, np.cumsum(np.bincount(chunk, minlength=n_chunks))].astype(np.int64)
+    return items[gather], row_offsets, chunk_offsets
+
+
+def term_chunks(
+    dis: Disassociation, rank: np.ndarray, layout: Layout, shared: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Every cluster's term chunk as canonical ranks, ascending, in CSR form
     ``(items, offsets)``: the chunker's term chunk without the terms a joint
-    cluster above it publishes in a shared chunk. Each (cluster, term) pair
-    is looked up among the joints' shared terms one level of joints up at a
-    time (the joint plans form a tree)."""
-    span = max(len(rank), 1)
+    cluster above it publishes in a shared chunk (``shared``: rows ``(lo,
+    hi, term, chunk)`` over ``layout`` positions, as for :func:`project`).
+
+    The (cluster, term) pairs sorted by (term, position): the pairs a shared
+    entry covers are one slice, and a difference array marks every covered pair."""
+    n_pos = max(len(dis.chunks), 1)
     sizes = [len(c.term_chunk) for c in dis.chunks]
     owner = np.repeat(np.arange(len(dis.chunks), dtype=np.int64), sizes)
-    terms = rank[np.fromiter(chain.from_iterable(c.term_chunk for c in dis.chunks), dtype=np.int64, count=sum(sizes))]
-    # parents: clusters then joints, as one numbering (joint n is len(chunks) + n); -1 at a root
-    parent = np.full(len(dis.chunks) + len(dis.joints), -1, dtype=np.int64)
-    for n, plan in enumerate(dis.joints):
-        for kind, index in plan.members:
-            parent[index if kind == "c" else len(dis.chunks) + index] = n
-    n_shared = [sum(map(len, plan.shared_chunks)) for plan in dis.joints]
-    shared = np.fromiter(
-        chain.from_iterable(chain.from_iterable(plan.shared_chunks) for plan in dis.joints),
-        dtype=np.int64,
-        count=sum(n_shared),
-    )
-    lifted = np.sort(np.repeat(np.arange(len(dis.joints), dtype=np.int64), n_shared) * span + rank[shared])
-    keep = np.ones(len(owner), dtype=bool)
-    pending, above = np.arange(len(owner), dtype=np.int64), parent[owner]
-    while len(pending):
-        alive = above >= 0
-        pending, above = pending[alive], above[alive]
-        keys = above * span + terms[pending]
-        at = np.minimum(np.searchsorted(lifted, keys), max(len(lifted) - 1, 0))
-        hit = lifted[at] == keys if len(lifted) else np.zeros(len(keys), dtype=bool)
-        keep[pending[hit]] = False
-        pending, above = pending[~hit], parent[len(dis.chunks) + above[~hit]]
-    keys = np.sort(owner[keep] * span + terms[keep])
-    offsets = np.searchsorted(keys // span, np.arange(len(dis.chunks) + 1))
-    return keys % span, offsets.astype(np.int64)
+    terms = np.fromiter(chain.from_iterable(c.term_chunk for c in dis.chunks), dtype=np.int64, count=sum(sizes))
+    keys = np.sort(terms * n_pos + layout.position[owner])
+    begin = np.searchsorted(keys, shared[:, 2] * n_pos + shared[:, 0])
+    end = np.searchsorted(keys, shared[:, 2] * n_pos + shared[:, 1])
+    cover = np.cumsum(np.bincount(begin, minlength=len(keys) + 1) - np.bincount(end, minlength=len(keys) + 1))
+    terms, position = np.divmod(keys[cover[:-1] == 0], n_pos)
+    span = max(len(rank), 1)
+    kept = np.sort(layout.order[position] * span + rank[terms])
+    offsets = np.searchsorted(kept // span, np.arange(len(dis.chunks) + 1))
+    return kept % span, offsets.astype(np.int64)
 
 
 def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, Any]) -> Outcome:
@@ -204,24 +233,28 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     the release is backed by its CSR arrays (:class:`privtool.release_arrays.ReleaseArrays`),
     built here in canonical order."""
     rank = canonical_ranks(dataset)
-    joint_members = simple_members(dis)
-    record_chunks = project_in_batches(dataset, rank, dis.clusters, [list(c.record_chunks) for c in dis.chunks])
-    shared = project_in_batches(
-        dataset,
-        rank,
-        [np.sort(np.concatenate([dis.clusters[i] for i in members])) for members in joint_members],
-        shared_domains(dis),
+    joint_members = simple_members(dis.joints)
+    layout = cluster_layout(len(dis.clusters), joint_members)
+    owner, terms, chunk = _domain_table([list(c.record_chunks) for c in dis.chunks])
+    lo = layout.position[owner]
+    record_entries = np.stack([lo, lo + 1, terms, chunk], axis=1)
+    n_record_chunks = sum(len(c.record_chunks) for c in dis.chunks)
+    owner, terms, chunk = _domain_table(shared_domains(dis))
+    shared_entries = layout.joint_entries(owner, terms, chunk + n_record_chunks)
+    n_chunks = n_record_chunks + sum(len(plan.shared_chunks) for plan in dis.joints)
+    row_chunk, row_items, row_offsets = project(
+        dataset, rank, dis.clusters, layout, np.concatenate([record_entries, shared_entries])
     )
-    chunks = ChunkRows.concatenate([record_chunks, shared])
-    term_items, term_offsets = term_chunks(dis, rank)
-    used = np.unique(np.r_[chunks.items, term_items])  # ranks of the published labels
+    items, row_offsets, chunk_offsets = canonical_chunks(row_chunk, row_items, row_offsets, n_chunks)
+    term_items, term_offsets = term_chunks(dis, rank, layout, shared_entries)
+    used = np.unique(np.r_[items, term_items])  # ranks of the published labels
     by_rank = np.argsort(rank)
     cluster_ids = tuple(f"c{i}" for i in range(len(dis.clusters)))
     arrays = ReleaseArrays(
         labels=tuple(dataset.labels[i] for i in by_rank[used].tolist()),
-        items=frozen(np.searchsorted(used, chunks.items), np.int32),
-        row_offsets=frozen(chunks.row_offsets, np.int64),
-        chunk_offsets=frozen(chunks.chunk_offsets, np.int64),
+        items=frozen(np.searchsorted(used, items), np.int32),
+        row_offsets=frozen(row_offsets, np.int64),
+        chunk_offsets=frozen(chunk_offsets, np.int64),
         owner_offsets=offsets_of(chain((len(c.record_chunks) for c in dis.chunks), map(len, shared_domains(dis)))),
         term_items=frozen(np.searchsorted(used, term_items), np.int32),
         term_offsets=frozen(term_offsets, np.int64),
@@ -230,7 +263,8 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         joint_ids=tuple(f"j{n}" for n in range(len(dis.joints))),
         joint_members=tuple(tuple(map(cluster_ids.__getitem__, members)) for members in joint_members),
     )
-    chunk_occurrences, shared_occurrences = len(record_chunks.items), len(shared.items)
+    chunk_occurrences = int(row_offsets[chunk_offsets[n_record_chunks]])
+    shared_occurrences = len(items) - chunk_occurrences
     published = int(dataset.n_occurrences - dataset.sizes[dis.suppressed].sum())
     stats = {
         "records_in": dataset.n_records,
@@ -243,8 +277,8 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         "item_occurrences_in_term_chunks": published - chunk_occurrences - shared_occurrences,
         "clusters": len(dis.clusters),
         "joint_clusters": len(dis.joints),
-        "record_chunks": len(record_chunks.chunk_offsets) - 1,
-        "shared_chunks": len(shared.chunk_offsets) - 1,
+        "record_chunks": n_record_chunks,
+        "shared_chunks": n_chunks - n_record_chunks,
     }
     release = Release.from_arrays(arrays, "disassociated", params=dict(kind_params), stats=stats)
     return Outcome(release, trail_of(dataset, dis))

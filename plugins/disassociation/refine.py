@@ -30,17 +30,16 @@ import itertools
 
 import numpy as np
 
+from privtool.arrays import concat_ranges, lexicographic_order, unique_int
 from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
 from .horpart import occurrences
-from .verpart import cluster_terms, greedy_chunks
+from .publish import cluster_layout, project, simple_members
+from .verpart import cluster_terms, greedy_chunks, pair_greedy_chunks
 
 WALK_BLOCK = 200_000
 """Residual entries examined per vectorised step of a pass (bounds its temporaries)."""
-
-SHARED_BATCH_ROWS = 200_000
-"""Records read per vectorised pass when collecting the joint clusters' lifted occurrences."""
 
 SHARED_BATCH_OCCURRENCES = 1_000_000
 """Lifted occurrences per vectorised pass of :func:`.verpart.cluster_terms` over joint clusters."""
@@ -67,17 +66,13 @@ class _Groups:
     (those published in a record or shared chunk of a member: a window holding
     the group cannot lift them) are flat tables keyed ``group * span + term``,
     ascending (a new group gets the next id, so appending keeps them sorted),
-    so that a pass works on arrays. ``parent`` is the joint group each group
-    became a member of (-1: none yet), ``joint`` the plan index of a joint
-    group (-1 for a simple cluster), ``simple_residual`` the clusters' residual
-    keys before any join."""
+    so that a pass works on arrays. ``refs`` names each group as a joint plan's
+    member (``("c", cluster)`` or ``("j", plan)``)."""
 
     def __init__(self, dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> None:
         self.span = max(dataset.n_items, 1)
         self.refs: list[tuple[str, int]] = [("c", i) for i in range(len(clusters))]
-        self.parent: list[int] = [-1] * len(clusters)
-        self.joint: list[int] = [-1] * len(clusters)
-        self.res_keys = self.res_count = self.blk_keys = self.simple_residual = np.zeros(0, dtype=np.int64)
+        self.res_keys = self.res_count = self.blk_keys = np.zeros(0, dtype=np.int64)
         if not clusters:
             return
         items, local = occurrences(dataset, np.concatenate(clusters))
@@ -89,7 +84,6 @@ class _Groups:
         )
         keep = _in_sorted(np.sort(term_keys), keys)
         self.res_keys, self.res_count = keys[keep], counts[keep].astype(np.int64)
-        self.simple_residual = self.res_keys
         sizes = [sum(map(len, c.record_chunks)) for c in chunks]
         flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
         terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
@@ -153,18 +147,18 @@ def _order(view: _Pass, active: np.ndarray) -> np.ndarray:
 
     A term's place in the key order, (descending holder count, ascending id),
     becomes one integer rank; a group's key is its residual terms' ranks in
-    ascending order, packed as big-endian 32-bit words, so that comparing two
-    keys is one ``memcmp`` with the same outcome as comparing the lists of
-    pairs (a prefix sorts first in both)."""
+    ascending order, and the keys are compared as sequences, a prefix first,
+    as the lists of pairs compare (:func:`privtool.arrays.lexicographic_order`)."""
     res = view.res
     present = np.flatnonzero(view.holders)
     rank_of = np.zeros(len(view.holders), dtype=np.int64)
     rank_of[present[np.lexsort((present, -view.holders[present]))]] = np.arange(len(present))
-    ranks = rank_of[res.term]
-    packed = ranks[np.argsort(res.owner * len(present) + ranks, kind="stable")].astype(">u4").tobytes()
-    starts, ends = (res.start[active] * 4).tolist(), ((res.start[active] + res.size[active]) * 4).tolist()
-    keys = [packed[a:b] for a, b in zip(starts, ends, strict=True)]
-    return active[sorted(range(len(active)), key=keys.__getitem__)]
+    width = max(len(present), 1)
+    ranks = np.sort(res.owner * width + rank_of[res.term]) % width  # ascending within each group
+    sizes = res.size[active]
+    keys = ranks[concat_ranges(res.start[active], sizes)]
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    return active[lexicographic_order(np.zeros(len(active), dtype=np.int64), keys, offsets)]
 
 
 def _lifts(
@@ -236,85 +230,43 @@ def _lifts(
     return np.where(best <= k, best, 0), start[chosen], lifted[chosen]
 
 
-def _joint_of_pairs(groups: _Groups, lifted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Which joint cluster lifts each residual ``(cluster, term)`` pair of a
-    simple cluster: the pairs' keys (``cluster * span + term``, ascending) and
-    joint indexes, for the pairs some joint lifts. ``lifted`` holds the keys
-    ``joint * span + term`` (ascending). A term lifted by a joint is blocked in
-    every later joint holding it, so at most one joint on a cluster's chain of
-    ancestors lifts the pair."""
-    span = groups.span
-    cluster, term = np.divmod(groups.simple_residual, span)
-    parent, joint = np.asarray(groups.parent, dtype=np.int64), np.asarray(groups.joint, dtype=np.int64)
-    owner = np.full(len(cluster), -1, dtype=np.int64)
-    pending = np.flatnonzero(parent[cluster] >= 0)
-    above = parent[cluster[pending]]
-    while len(pending):
-        hit = _in_sorted(lifted, joint[above] * span + term[pending])
-        owner[pending[hit]] = joint[above[hit]]
-        above = parent[above]
-        alive = ~hit & (above >= 0)
-        pending, above = pending[alive], above[alive]
-    found = owner >= 0
-    return groups.simple_residual[found], owner[found]
-
-
 def _shared_chunks(
-    dataset: Dataset, clusters: list[np.ndarray], groups: _Groups, lifted: np.ndarray, k: int, m: int
+    dataset: Dataset, clusters: list[np.ndarray], plans: list[JointPlan], lifted: np.ndarray, span: int, k: int, m: int
 ) -> list[list[tuple[int, ...]]]:
-    """VERPART's greedy over each joint cluster's lifted terms: the term domains
-    of its shared chunks, for every joint in creation order.
+    """VERPART's greedy over each joint cluster's lifted terms (``lifted``:
+    keys ``joint * span + term``): the term domains of its shared chunks, for
+    every joint in creation order.
 
-    A lifted term is in no record or shared chunk of the joint's members, so
-    its occurrences among the joint's records are those in its simple clusters'
-    term chunks: the records are read once per cluster, not once per joint
-    holding it (nested joints would repeat them). Supports and bitsets of
-    consecutive joints are then computed together (:func:`.verpart.cluster_terms`),
-    about :data:`SHARED_BATCH_OCCURRENCES` lifted occurrences at a time."""
+    The lifted terms' occurrences among each joint's records are those of the
+    projection the release publishes (:func:`.publish.project`, one chunk per
+    joint over its lifted terms): every record is read once, however many
+    joints hold it. Supports and bitsets of consecutive joints are then
+    computed together (:func:`.verpart.cluster_terms`; for m = 2, pair counts
+    instead, :func:`.verpart.pair_greedy_chunks`: a shared sub-record seldom
+    holds two terms), about :data:`SHARED_BATCH_OCCURRENCES` lifted
+    occurrences at a time."""
     if not len(lifted):
         return []
-    span = groups.span
-    pair_keys, pair_joint = _joint_of_pairs(groups, lifted)
-    found_joint: list[np.ndarray] = []
-    found_record: list[np.ndarray] = []
-    found_term: list[np.ndarray] = []
-    first = 0
-    while first < len(clusters):
-        last, rows = first, 0
-        while last < len(clusters) and (rows == 0 or rows + len(clusters[last]) <= SHARED_BATCH_ROWS):
-            rows += len(clusters[last])
-            last += 1
-        records = np.concatenate(clusters[first:last])
-        items, local = occurrences(dataset, records)
-        cluster_of = np.repeat(np.arange(first, last, dtype=np.int64), [len(c) for c in clusters[first:last]])
-        keys = cluster_of[local] * span + items
-        at = np.minimum(np.searchsorted(pair_keys, keys), max(len(pair_keys) - 1, 0))
-        hit = np.flatnonzero(pair_keys[at] == keys) if len(pair_keys) else np.zeros(0, dtype=np.int64)
-        found_joint.append(pair_joint[at[hit]])
-        found_record.append(records[local[hit]])
-        found_term.append(items[hit].astype(np.int64))
-        first = last
-    joint, record, term = np.concatenate(found_joint), np.concatenate(found_record), np.concatenate(found_term)
-    order = np.lexsort((term, record, joint))
-    joint, record, term = joint[order], record[order], term[order]
-    row_starts = _run_starts(joint * dataset.n_records + record)
-    record_sizes = np.diff(np.r_[row_starts, len(joint)])
-    row_joint = joint[row_starts]
-    n_joints = len(groups.parent) - len(clusters)
-    occ_bounds = np.searchsorted(joint, np.arange(n_joints + 1))
-    row_bounds = np.searchsorted(row_joint, np.arange(n_joints + 1))
+    layout = cluster_layout(len(clusters), simple_members(plans))
+    joint, term = np.divmod(lifted, span)
+    identity = np.arange(dataset.n_items, dtype=np.int64)
+    row_joint, items, offsets = project(dataset, identity, clusters, layout, layout.joint_entries(joint, term, joint))
+    by_joint = np.argsort(row_joint, kind="stable")
+    record_sizes = np.diff(offsets)[by_joint]
+    term = items[concat_ranges(offsets[:-1][by_joint], record_sizes)]
+    row_bounds = np.searchsorted(row_joint[by_joint], np.arange(len(plans) + 1))
+    occ_bounds = np.r_[0, np.cumsum(record_sizes)][row_bounds]
     out: list[list[tuple[int, ...]]] = []
     lo = 0
-    while lo < n_joints:
+    while lo < len(plans):
         hi = int(np.searchsorted(occ_bounds, occ_bounds[lo] + SHARED_BATCH_OCCURRENCES, side="right")) - 1
-        hi = min(max(hi, lo + 1), n_joints)
-        batch = cluster_terms(
-            np.diff(row_bounds[lo : hi + 1]),
-            record_sizes[row_bounds[lo] : row_bounds[hi]],
-            term[occ_bounds[lo] : occ_bounds[hi]],
-            k,
-        )
-        out.extend(list(greedy_chunks(terms, k, m)) for terms in batch)
+        hi = min(max(hi, lo + 1), len(plans))
+        unit = (np.diff(row_bounds[lo : hi + 1]), record_sizes[row_bounds[lo] : row_bounds[hi]])
+        lifted_terms = term[occ_bounds[lo] : occ_bounds[hi]]
+        if m == 2:
+            out.extend(pair_greedy_chunks(*unit, lifted_terms, k))
+        else:
+            out.extend(list(greedy_chunks(terms, k, m)) for terms in cluster_terms(*unit, lifted_terms, k))
         lo = hi
     return out
 
@@ -335,7 +287,7 @@ def refine(
     span = groups.span
     plans: list[JointPlan] = []
     lifted: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]  # keys joint * span + term, ascending
-    active = np.unique(groups.res_keys // span)
+    active = unique_int(groups.res_keys // span)
     changed = True
     while changed and len(active) > 1:
         changed = False
@@ -364,7 +316,7 @@ def refine(
         active = np.array([g if g >= 0 else new_ids[-1 - g] for g in walk], dtype=np.int64)
         active = active[active >= 0]
     for plan, shared in zip(
-        plans, _shared_chunks(dataset, clusters, groups, np.concatenate(lifted), k, m), strict=True
+        plans, _shared_chunks(dataset, clusters, plans, np.concatenate(lifted), span, k, m), strict=True
     ):
         plan.shared_chunks = shared
     return plans
@@ -396,7 +348,7 @@ def _join(
     start_of = np.full(len(ordered), -1, dtype=np.int64)
     start_of[starts] = np.arange(len(windows))
     j = start_of[lift_start]
-    lifted = np.unique(j[j >= 0] * span + lift_term[j >= 0])
+    lifted = unique_int(j[j >= 0] * span + lift_term[j >= 0])
 
     def of_windows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which entries of a table belong to a window, and their keys by window."""
@@ -407,20 +359,15 @@ def _join(
     inside, res_keys = of_windows(groups.res_keys)
     res_keys, inverse = np.unique(res_keys, return_inverse=True)
     res_count = np.bincount(inverse, weights=groups.res_count[inside]).astype(np.int64)
-    blocked = np.union1d(of_windows(groups.blk_keys)[1], lifted)
+    blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
     keep = ~_in_sorted(blocked, res_keys)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
     lifted_keys.append(lifted + len(plans) * span)
     members = ordered.tolist()
     for s, length in windows:
-        window = members[s : s + length]
-        for g in window:
-            groups.parent[g] = len(groups.refs)
-        plans.append(JointPlan([groups.refs[g] for g in window]))
+        plans.append(JointPlan([groups.refs[g] for g in members[s : s + length]]))
         groups.refs.append(("j", len(plans) - 1))
-        groups.parent.append(-1)
-        groups.joint.append(len(plans) - 1)
     groups.add(res_keys + first_id * span, res_count, blocked + first_id * span)
     has_residual = np.bincount(res_keys // span, minlength=len(windows)) > 0
     return [first_id + n if has_residual[n] else -1 for n in range(len(windows))]

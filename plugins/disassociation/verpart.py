@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privtool.arrays import concat_ranges, run_starts
 from privtool.chain import ChunkedCluster
 from privtool.context import SeedSplitter
 
@@ -164,6 +165,67 @@ def greedy_chunks(
         chunks.append(tuple(sorted(ids[i] for i in members)))
         order = rest
     return tuple(chunks)
+
+
+def pair_greedy_chunks(
+    cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np.ndarray, k: int
+) -> list[list[tuple[int, ...]]]:
+    """For m = 2 and the paper's order, what :func:`greedy_chunks` makes of every
+    cluster of :func:`cluster_terms`' input (its frequent terms' chunk domains),
+    from pair counts instead of bitsets.
+
+    With m = 2 a term fits a chunk unless it shares between 1 and k - 1 records
+    with a member, and those counts are the pairs' co-occurrences: every pair
+    of items of every record counted with one sort. Only the pairs below k
+    reach Python (as sets of partners), so a cluster whose records seldom hold
+    two of its terms (REFINE's shared chunks) costs little more than its terms."""
+    n_clusters = len(cluster_sizes)
+    span = int(items.max()) + 1 if len(items) else 1
+    record_cluster = np.repeat(np.arange(n_clusters, dtype=np.int64), cluster_sizes)
+    occ_cluster = np.repeat(record_cluster, record_sizes)
+    keys = np.sort(occ_cluster * span + items)
+    starts = run_starts(keys)
+    supports = np.diff(np.r_[starts, len(keys)])
+    frequent = supports >= k
+    cluster, term = np.divmod(keys[starts[frequent]], span)
+    supports = supports[frequent]
+    by_order = np.lexsort((term, -supports, cluster))  # per cluster: support descending, ties to the smaller id
+    bounds = np.searchsorted(cluster[by_order], np.arange(n_clusters + 1)).tolist()
+    ordered = term[by_order].tolist()
+    # every pair (earlier, later) of items of a record, by position in ``items``
+    offsets = np.r_[0, np.cumsum(record_sizes)].astype(np.int64)
+    after = np.repeat(offsets[1:], record_sizes) - np.arange(len(items), dtype=np.int64) - 1
+    first = np.repeat(np.arange(len(items), dtype=np.int64), after)
+    second = concat_ranges(first[run_starts(first)] + 1, after[after > 0]) if len(first) else first
+    pairs = np.sort((occ_cluster[first] * span + items[first]) * span + items[second])
+    pair_starts = run_starts(pairs)
+    rare = pair_starts[np.diff(np.r_[pair_starts, len(pairs)]) < k]
+    owner, low, high = *np.divmod(pairs[rare] // span, span), pairs[rare] % span
+    # each term's partners below k, both ways round: one set per (cluster, term), built from a slice
+    both = np.sort(np.r_[(owner * span + low) * span + high, (owner * span + high) * span + low])
+    holders = run_starts(both // span)
+    ends = np.r_[holders[1:], len(both)][: len(holders)]
+    partner = (both % span).tolist()
+    holder_cluster, holder_term = np.divmod(both[holders] // span, span)
+    partners: list[dict[int, set[int]]] = [{} for _ in range(n_clusters)]
+    for c, t, a, b in zip(holder_cluster.tolist(), holder_term.tolist(), holders.tolist(), ends.tolist(), strict=True):
+        partners[c][t] = set(partner[a:b])
+    out: list[list[tuple[int, ...]]] = []
+    for c in range(n_clusters):
+        order, bad = ordered[bounds[c] : bounds[c + 1]], partners[c]
+        chunks: list[tuple[int, ...]] = []
+        while order:
+            members: set[int] = set()
+            rest: list[int] = []
+            for t in order:
+                if t in bad and not bad[t].isdisjoint(members):
+                    rest.append(t)
+                else:
+                    members.add(t)
+            chunks.append(tuple(sorted(members)))
+            order = rest
+        out.append(chunks)
+    return out
 
 
 ORDERS = ("support", "random")

@@ -40,6 +40,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from privtool.attacks.cover import ChunkCover, ChunkRef, analyse_chunk
 from privtool.attacks.preimage import Rules, Shape, repair_shape
@@ -58,12 +59,14 @@ class Surveyed:
     """One published chunk of a :class:`ChunkSetResult` after the repairs:
     ``shape`` as published (None: it admits no pre-image); ``cover`` the
     input chunk's analysis when it was repaired (to remove it); ``decoy`` the
-    repair applied to it and ``decoy_shape`` its shape, for a candidate."""
+    repair applied to it (its content: label rows, or what
+    :meth:`ChunkSetResult.stored` made of them) and ``decoy_shape`` its shape,
+    for a candidate."""
 
     index: int
     shape: Shape | None
     cover: ChunkCover | None = None
-    decoy: tuple[list[list[str]], ChunkAction] | None = None
+    decoy: tuple[Any, ChunkAction] | None = None
     decoy_shape: Shape | None = None
 
     @property
@@ -98,7 +101,8 @@ class DecoyRule:
         variant: Variant,
     ) -> list[Surveyed]:
         """Step 1 on the chunks of one owner (``chunks`` as they came in,
-        ``result`` after the repairs)."""
+        ``result`` after the repairs): the published chunks the selection
+        counts (repaired, with a shape, or a candidate), in chunk order."""
         repaired = {a.ref.index for a in result.actions if a.action == "partial"}
         wanted = limits.min_preimages or limits.k
 
@@ -106,9 +110,7 @@ class DecoyRule:
             return Rules(variant.name, limits.k, limits.m, limits.capacity, max(limits.records, rows), wanted)
 
         out = []
-        for index, rows in enumerate(result.chunks):
-            if rows is None:
-                continue
+        for index, rows in result.published(chunks):
             ref = ChunkRef(owner, kind, index)
             shape = repair_shape(rows, kind, rules(len(rows)))
             if index in repaired:
@@ -116,13 +118,14 @@ class DecoyRule:
                     raise RuntimeError(f"repaired chunk {ref} admits no pre-image (theorem 2 broken)")
                 out.append(Surveyed(index, shape, cover=analyse_chunk(chunks[index], ref)))
                 continue
-            cover = analyse_chunk(rows, ref)
-            if shape is not None or not _may_repair(cover, limits):
+            if shape is not None:
                 out.append(Surveyed(index, shape))
                 continue
+            cover = analyse_chunk(rows, ref)
+            if not _may_repair(cover, limits):
+                continue  # neither a look-alike nor a candidate: nothing the selection counts
             decoy, action = variant.repair(rows, cover, limits, seeds.rng(variant.name, "decoy", owner, kind, index))
             if decoy is None:
-                out.append(Surveyed(index, None))
                 continue
             decoy_shape = repair_shape(decoy, kind, rules(len(decoy)))
             if decoy_shape is None:
@@ -153,7 +156,7 @@ class DecoyRule:
             for pos in chosen:
                 result, item = pool[pos]
                 assert item.decoy is not None
-                result.chunks[item.index], action = item.decoy
+                result.changed[item.index], action = item.decoy
                 result.actions.append(action)
             if need > len(pool):
                 keep = repairs_kept(lookalikes.get(shape, 0) + len(pool), self.bound)
@@ -173,6 +176,6 @@ def _may_repair(cover: ChunkCover, limits: Limits) -> bool:
 def _remove(result: ChunkSetResult, item: Surveyed) -> None:
     """Undo the repair of a chunk and remove it instead (the fallback)."""
     assert item.cover is not None
-    result.chunks[item.index] = None
+    result.changed[item.index] = None
     at = next(i for i, a in enumerate(result.actions) if a.ref.index == item.index and a.action == "partial")
     result.actions[at] = suppressed_action(item.cover, [DROPPED])

@@ -34,11 +34,17 @@ stats and the trail notes. Both refuse ``m < 2`` (:func:`check_m`). A variant
 may also add decoys (:mod:`.decoys`): after every chunk is repaired, a
 release-wide step that applies the repair to some untouched chunks (and
 removes repaired chunks it cannot hide), before the clusters are built.
+
+The release is handled as CSR arrays (:mod:`.batches`, issue 20): owners go to
+the executor in batches, a worker finds the vulnerable chunks of its batch in
+one vectorised pass and builds label rows only for the chunks it repairs, and
+the driver assembles the sanitized arrays from the input's and the changed
+chunks, without a Python object per item occurrence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -51,9 +57,11 @@ from privtool.components import Outcome, Sanitizer
 from privtool.context import Context, SeedSplitter
 from privtool.errors import ParameterError
 from privtool.params import K, M, Param
-from privtool.release import Cluster, JointCluster, Release, canonical_itemset
+from privtool.release import Release, canonical_itemset
+from privtool.release_arrays import ReleaseArrays
 from privtool.trail import Trail
 
+from .batches import CodedChunk, OwnerBatch, OwnerBatches, apply_changes, largest_chunks, rows_after
 from .partial import Suppression, apply_suppression, draw_suppression, failed_preconditions
 
 if TYPE_CHECKING:
@@ -180,14 +188,38 @@ FAITHFUL = Variant(NAME, faithful_repair)
 
 @dataclass
 class ChunkSetResult:
-    """The chunks of one owner after sanitizing (``None`` for a removed chunk);
+    """What sanitizing did to the chunks of one owner: ``changed`` maps the
+    index of every repaired chunk to its new content (label rows; a
+    :class:`~.batches.CodedChunk` once :meth:`stored`) and of every removed
+    chunk to ``None``; the other chunks are published as they came in.
     ``survey`` is what the variant's decoy rule needs of them (empty without
     one)."""
 
-    chunks: list[Sequence[Sequence[str]] | None]
+    changed: dict[int, Any]
     actions: list[ChunkAction]
     passes: int
     survey: list[Surveyed] = field(default_factory=list)
+
+    def published(self, chunks: Sequence[Sequence[Sequence[str]]]) -> Iterator[tuple[int, Sequence[Sequence[str]]]]:
+        """``(index, rows)`` of every chunk still published, ``chunks`` being the
+        owner's chunks as they came in (label rows; before :meth:`stored`)."""
+        for index in range(len(chunks)):
+            rows = self.changed[index] if index in self.changed else chunks[index]
+            if rows is not None:
+                yield index, rows
+
+    def new_index(self, index: int) -> int:
+        """Where chunk ``index`` of the input is published (removed chunks left out)."""
+        return index - sum(1 for at, rows in self.changed.items() if rows is None and at < index)
+
+    def stored(self, store: Callable[[Sequence[Sequence[str]]], Any]) -> ChunkSetResult:
+        """This result with every new content (repairs and decoys) turned into ``store(rows)``."""
+        changed = {index: None if rows is None else store(rows) for index, rows in self.changed.items()}
+        survey = [
+            item if item.decoy is None else replace(item, decoy=(store(item.decoy[0]), item.decoy[1]))
+            for item in self.survey
+        ]
+        return ChunkSetResult(changed, self.actions, self.passes, survey)
 
 
 def sanitize_chunks(
@@ -200,24 +232,30 @@ def sanitize_chunks(
     seeds: SeedSplitter,
     variant: Variant = FAITHFUL,
     records: int = 0,
+    candidates: Iterable[int] | None = None,
 ) -> ChunkSetResult:
     """Make the chunks of one cluster (or one joint cluster) cover-free.
 
     ``capacity`` bounds ``|R_C|`` before suppression: ``delta - 2`` for record
     chunks (precondition (3)), ``N - 2`` for shared chunks; ``records`` is the
-    number of records the chunks spread over (0: the largest chunk's rows).
+    number of records the chunks spread over, at least the rows of the largest
+    chunk (0: that many). ``candidates`` are the indices of the chunks that may
+    be vulnerable, ascending (None: every chunk; the others are not analysed).
     The draws of chunk ``index`` come from ``seeds.rng(variant.name, owner,
     kind, index, pass)``.
     """
-    # rows are never changed in place: a repaired chunk is a new list
-    current: list[Sequence[Sequence[str]] | None] = list(chunks)
-    records = max([records, *(len(rows) for rows in chunks)])
+    if not records:
+        records = max((len(rows) for rows in chunks), default=0)
     limits = Limits(k, m, capacity, records, variant.min_preimages)
+    # rows are never changed in place: a repaired chunk is a new list
+    changed: dict[int, Sequence[Sequence[str]] | None] = {}
     actions: list[ChunkAction] = []
+    todo: Iterable[int] = range(len(chunks)) if candidates is None else candidates
     passes = 0
     while True:
         found = False
-        for index, rows in enumerate(current):
+        for index in todo:
+            rows = changed[index] if index in changed else chunks[index]
             if rows is None:
                 continue
             cover = analyse_chunk(rows, ChunkRef(owner, kind, index))
@@ -227,41 +265,68 @@ def sanitize_chunks(
             if passes >= REPAIR_PASSES:
                 raise RuntimeError(f"chunk {cover.ref} still has a covered item after {passes} repair pass(es)")
             rng = seeds.rng(variant.name, owner, kind, index, passes)
-            current[index], action = variant.repair(rows, cover, limits, rng)
+            changed[index], action = variant.repair(rows, cover, limits, rng)
             actions.append(action)
         passes += 1
         if not found:
-            result = ChunkSetResult(current, actions, passes)
-            if variant.decoys is not None:
-                result.survey = variant.decoys.survey(owner, kind, chunks, result, limits, seeds, variant)
-            return result
+            break
+        todo = sorted(changed)  # a repair changes only its own chunk: no other can have become vulnerable
+    result = ChunkSetResult(changed, actions, passes)
+    if variant.decoys is not None:
+        result.survey = variant.decoys.survey(owner, kind, chunks, result, limits, seeds, variant)
+    return result
 
 
-def sanitize_cluster(
-    cluster: Cluster, k: int, m: int, delta: int, seeds: SeedSplitter, variant: Variant = FAITHFUL
-) -> ChunkSetResult:
-    """Record chunks of one cluster (a top-level function, for ``ctx.map``)."""
-    return sanitize_chunks(cluster.id, RECORD, cluster.record_chunks, delta - 2, k, m, seeds, variant, cluster.size)
+@dataclass
+class BatchResult:
+    """What :func:`sanitize_batch` returns: the results of the owners of the
+    batch whose chunks changed or that the decoy rule surveyed (by owner
+    position in the release), their contents stored as
+    :class:`~.batches.CodedChunk`, and the most passes any owner took (0 for
+    an empty batch)."""
+
+    results: dict[int, ChunkSetResult]
+    passes: int
 
 
-def kept_chunks(result: ChunkSetResult) -> list[list[list[str]]]:
-    """The chunks a result publishes, in order (removed ones left out)."""
-    return [[list(row) for row in rows] for rows in result.chunks if rows is not None]
+def sanitize_batch(
+    k: int, m: int, seeds: SeedSplitter, variant: Variant, labels: tuple[str, ...], batch: OwnerBatch
+) -> BatchResult:
+    """:func:`sanitize_chunks` on every owner of ``batch`` (a top-level
+    function, for ``ctx.map``): the vulnerable chunks are found in one
+    vectorised pass, and only they (every chunk, for a variant with decoys)
+    become label rows."""
+    vulnerable = np.flatnonzero(batch.vulnerable())
+    owner_of = np.searchsorted(batch.owner_offsets, vulnerable, side="right") - 1
+    candidates: dict[int, list[int]] = {}
+    for o, chunk in zip(owner_of.tolist(), (vulnerable - batch.owner_offsets[owner_of]).tolist(), strict=True):
+        candidates.setdefault(o, []).append(chunk)
+    # an owner without a vulnerable chunk takes one pass that finds nothing: only decoys need it looked at
+    owners = range(len(batch.ids)) if variant.decoys is not None else candidates
+    names = np.array(labels, dtype=object)
+    code = {label: i for i, label in enumerate(labels)}
+    store = partial(CodedChunk.of, code=code)
+    results: dict[int, ChunkSetResult] = {}
+    passes = 1 if len(batch.ids) else 0
+    for o in owners:
+        chunks = batch.chunks(o, names)
+        records, capacity = int(batch.records[o]), int(batch.capacity[o])
+        owner = batch.ids[o]
+        result = sanitize_chunks(
+            owner, batch.kind, chunks, capacity, k, m, seeds, variant, records, candidates.get(o, [])
+        )
+        passes = max(passes, result.passes)
+        if result.changed or result.survey:
+            results[batch.first + o] = result.stored(store)
+    return BatchResult(results, passes)
 
 
-def cluster_after(cluster: Cluster, result: ChunkSetResult) -> Cluster:
-    """The cluster with its sanitized record chunks; its size grows only as far
-    as its largest chunk needs (ghost records)."""
-    kept = kept_chunks(result)
-    return Cluster(cluster.id, max([cluster.size, *(len(rows) for rows in kept)]), kept, list(cluster.term_chunk))
-
-
-def joint_records(joint: JointCluster, sizes: dict[str, int], joints: dict[str, JointCluster]) -> int:
-    """Number of records of a joint cluster: the sizes of its member clusters,
-    members that are joint clusters expanded."""
+def joint_records(joint: str, members: Mapping[str, Sequence[str]], sizes: Mapping[str, int]) -> int:
+    """Number of records of joint cluster ``joint``: the sizes of its member
+    clusters, members that are joint clusters (ids in ``members``) expanded."""
     total = 0
-    for member in joint.members:
-        total += joint_records(joints[member], sizes, joints) if member in joints else sizes[member]
+    for member in members[joint]:
+        total += joint_records(member, members, sizes) if member in members else sizes[member]
     return total
 
 
@@ -281,27 +346,16 @@ class SafeSummary:
     """The decoyed chunks as published (cluster, kind, index in the release)."""
 
 
-def _index_map(chunks: Sequence[Any]) -> dict[int, int]:
-    """Input chunk index -> output index, for the chunks that are kept."""
-    out: dict[int, int] = {}
-    for index, rows in enumerate(chunks):
-        if rows is not None:
-            out[index] = len(out)
-    return out
-
-
 def _record(
     trail_ghosts: list[dict[str, Any]], summary: SafeSummary, notes: list[dict[str, Any]], result: ChunkSetResult
 ) -> None:
-    new_index = _index_map(result.chunks)
-    summary.passes = max(summary.passes, result.passes)
     for action in result.actions:
         summary.removed_occurrences += action.removed_occurrences
         summary.ghost_occurrences += action.ghost_occurrences
         notes.append(action.to_json())
         ref = action.ref
         if action.action == "decoy":
-            summary.decoys.append({"cluster": ref.owner, "kind": ref.kind, "chunk": new_index[ref.index]})
+            summary.decoys.append({"cluster": ref.owner, "kind": ref.kind, "chunk": result.new_index(ref.index)})
         else:
             summary.vulnerable += 1
         if action.action == "partial":
@@ -310,12 +364,7 @@ def _record(
             summary.ghost_subrecords += len(action.ghosts)
             for ghost in action.ghosts:
                 trail_ghosts.append(
-                    {
-                        "cluster": action.ref.owner,
-                        "chunk": new_index[action.ref.index],
-                        "kind": action.ref.kind,
-                        "items": ghost,
-                    }
+                    {"cluster": ref.owner, "chunk": result.new_index(ref.index), "kind": ref.kind, "items": ghost}
                 )
         else:
             summary.suppressed += 1
@@ -333,62 +382,76 @@ def check_m(m: int) -> None:
         )
 
 
+def _changes(arrays: ReleaseArrays, results: dict[int, ChunkSetResult]) -> dict[int, CodedChunk | None]:
+    """The changed chunks of ``results`` (by owner position) by chunk position in ``arrays``."""
+    return {
+        int(arrays.owner_offsets[owner]) + index: content
+        for owner, result in results.items()
+        for index, content in result.changed.items()
+    }
+
+
 def safe_disassociate(
     outcome: Outcome, k: int, m: int, delta: int, ctx: Context, variant: Variant = FAITHFUL
 ) -> Outcome:
-    """The sanitizer's work on a whole outcome (see the module docstring)."""
+    """The sanitizer's work on a whole outcome (see the module docstring).
+
+    The release travels as CSR arrays (:mod:`.batches`): the clusters' record
+    chunks, then the joint clusters' shared chunks (whose capacity depends on
+    the cluster sizes after the first map), go through ``ctx.map`` in batches;
+    the driver keeps only the changed chunks and assembles the new arrays."""
     check_m(m)
     release = outcome.release
-    before = sum(len(row) for ref_rows in _all_chunks(release) for row in ref_rows)
-    work = partial(sanitize_cluster, k=k, m=m, delta=delta, seeds=ctx.seeds, variant=variant)
-    results = ctx.map(work, release.clusters, "safe disassociation")
+    arrays = release.arrays
+    n_clusters = arrays.n_clusters
+    largest = largest_chunks(arrays.owner_offsets, arrays.chunk_rows)
+    work = partial(sanitize_batch, k, m, ctx.seeds, variant, arrays.labels)
+
+    def run(
+        kind: str, owners: range, ids: Sequence[str], records: np.ndarray, capacity: np.ndarray
+    ) -> list[BatchResult]:
+        batches = OwnerBatches(arrays, kind, owners, ids, records, capacity, ctx.unit_occurrences)
+        return ctx.map(work, batches, "safe disassociation" + ("" if kind == RECORD else " (shared chunks)"))
+
+    records = np.maximum(arrays.cluster_sizes, largest[:n_clusters])
+    batches = run(RECORD, range(n_clusters), arrays.cluster_ids, records, np.full(n_clusters, delta - 2))
+    results = {owner: result for batch in batches for owner, result in batch.results.items()}
     # A shared chunk's rows are its joint cluster's records. With decoys they are
     # counted from the input sizes, which neither decoys nor the repairs they
     # undo can lower, so what the decoy rule computes stays a lower bound.
-    sizes = {
-        c.id: c.size if variant.decoys is not None else cluster_after(c, result).size
-        for c, result in zip(release.clusters, results, strict=True)
-    }
-    joints_by_id = {j.id: j for j in release.joint_clusters}
-    joint_results = []
-    for joint in release.joint_clusters:
-        records = joint_records(joint, sizes, joints_by_id)
-        joint_results.append(
-            sanitize_chunks(joint.id, SHARED, joint.shared_chunks, records - 2, k, m, ctx.seeds, variant, records)
-        )
+    sizes = arrays.cluster_sizes
+    if variant.decoys is None:
+        after = rows_after(arrays, _changes(arrays, results))
+        sizes = np.maximum(sizes, largest_chunks(arrays.owner_offsets, after)[:n_clusters])
+    size_of = dict(zip(arrays.cluster_ids, sizes.tolist(), strict=True))
+    members = dict(zip(arrays.joint_ids, arrays.joint_members, strict=True))
+    joint = np.array([joint_records(j, members, size_of) for j in arrays.joint_ids], dtype=np.int64)
+    owners = range(n_clusters, n_clusters + arrays.n_joint_clusters)
+    shared = run(SHARED, owners, arrays.joint_ids, np.maximum(joint, largest[n_clusters:]), joint - 2)
+    batches += shared
+    results.update((owner, result) for batch in shared for owner, result in batch.results.items())
     if variant.decoys is not None:
-        variant.decoys.select([*results, *joint_results], ctx.seeds, variant.name)
-    summary = SafeSummary()
+        variant.decoys.select(list(results.values()), ctx.seeds, variant.name)
+    safe_arrays = apply_changes(arrays, _changes(arrays, results), canonical=arrays.is_canonical())
+    summary = SafeSummary(passes=max((batch.passes for batch in batches), default=0))
+    summary.ghost_records = int(safe_arrays.cluster_sizes.sum() - arrays.cluster_sizes.sum())
     ghosts: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
-    clusters = []
-    for old, result in zip(release.clusters, results, strict=True):
-        new = cluster_after(old, result)
-        clusters.append(new)
-        summary.ghost_records += new.size - old.size
+    for result in results.values():
         _record(ghosts, summary, notes, result)
-    joints = []
-    for joint, result in zip(release.joint_clusters, joint_results, strict=True):
-        joints.append(JointCluster(joint.id, list(joint.members), kept_chunks(result)))
-        _record(ghosts, summary, notes, result)
-    safe = replace(release, params=dict(release.params), clusters=clusters, joint_clusters=joints)
+    safe = Release.from_arrays(safe_arrays, release.kind, **release._envelope())
     # earlier runs' counts are in the trail once stamped (privtool.publishable)
-    safe.stats = _stats({**release.stats, **outcome.trail.stats}, summary, before, safe)
+    safe.stats = _stats({**release.stats, **outcome.trail.stats}, summary, len(arrays.items), safe_arrays)
     trail = _trail(outcome.trail, variant, ghosts, notes, summary, k, m, delta)
     return Outcome(safe, trail)
 
 
-def _all_chunks(release: Release) -> list[list[list[str]]]:
-    chunks = [rows for cluster in release.clusters for rows in cluster.record_chunks]
-    return chunks + [rows for joint in release.joint_clusters for rows in joint.shared_chunks]
-
-
-def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Release) -> dict[str, Any]:
+def _stats(old: dict[str, Any], summary: SafeSummary, before: int, arrays: ReleaseArrays) -> dict[str, Any]:
     """Release stats after the sanitizer: its counts add up over repeated runs;
     ``item_occurrences_published`` loses the occurrences no longer published
     anywhere (the fallback's; partially suppressed ones are still published, in
     ghost sub-records), and the per-chunk-kind counts of the disassociation
-    method are recomputed when present."""
+    method are recomputed (from the sanitized ``arrays``) when present."""
     stats = dict(old)
 
     def add(key: str, value: int) -> None:
@@ -407,15 +470,13 @@ def _stats(old: dict[str, Any], summary: SafeSummary, before: int, release: Rele
     if "item_occurrences_published" in stats:
         net = summary.removed_occurrences - summary.ghost_occurrences
         stats["item_occurrences_published"] = int(stats["item_occurrences_published"]) - net
+    record_chunks = int(arrays.owner_offsets[arrays.n_clusters])
+    in_record_chunks = int(arrays.row_offsets[arrays.chunk_offsets[record_chunks]])
     recount = {
-        "record_chunks": sum(len(c.record_chunks) for c in release.clusters),
-        "shared_chunks": sum(len(j.shared_chunks) for j in release.joint_clusters),
-        "item_occurrences_in_record_chunks": sum(
-            len(r) for c in release.clusters for ch in c.record_chunks for r in ch
-        ),
-        "item_occurrences_in_shared_chunks": sum(
-            len(r) for j in release.joint_clusters for ch in j.shared_chunks for r in ch
-        ),
+        "record_chunks": record_chunks,
+        "shared_chunks": arrays.n_chunks - record_chunks,
+        "item_occurrences_in_record_chunks": in_record_chunks,
+        "item_occurrences_in_shared_chunks": len(arrays.items) - in_record_chunks,
     }
     for key, value in recount.items():
         if key in stats:

@@ -1,0 +1,206 @@
+"""A disassociated release's content written and read back a slice at a time
+(issue 20: the driver's memory stays bounded however large the release).
+
+Writing a release file (:func:`privtool.release_bytes.canonical_bytes`) and
+reading it back (:func:`privtool.release_bytes.parse_canonical`) each need
+temporaries of many times the file's size. Both work cluster by cluster: a
+cluster's text (``{"id":...,"size":...,"record_chunks":...,"term_chunk":...}``)
+and a joint cluster's depend only on their own content and labels. So
+:func:`checked_content` cuts the content into slices of about
+:data:`SLICE_OCCURRENCES` item occurrences: consecutive clusters, then
+consecutive joint clusters (written with *stubs*, empty clusters of the same
+ids and sizes, for the members they name, so that the slice is a release of its
+own). Each slice is written as a release file, read back, and compared with
+the arrays it was written from; the content text of the whole release is the
+slices' cluster texts, then their joint cluster texts, which is byte for byte
+what ``canonical_bytes`` writes for the whole release.
+
+A slice that does not read back the fast way (a label that JSON escapes, an
+order that is not canonical, an invalid value), or reads back different, makes
+:func:`checked_content` return ``None``; so do ids repeated across slices and
+a total size above :data:`privtool.release_bytes.MAX_RECORDS`. The caller then
+writes and reads the whole release, which names the problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from .release import FORMAT, json_text
+from .release_arrays import ReleaseArrays, frozen
+from .release_bytes import MAX_RECORDS, canonical_bytes, parse_canonical
+
+SLICE_OCCURRENCES = 1_000_000
+"""Item occurrences (published in chunks and term chunks) per slice; a larger
+cluster or joint cluster is a slice of its own."""
+
+_SLICE_ENVELOPE = json_text(
+    {"format": FORMAT, "kind": "disassociated", "claims": [], "params": {}, "provenance": {}, "stats": {}}
+)
+_HEAD = len(_SLICE_ENVELOPE.encode("utf-8")) - 1
+"""Where a slice file's content starts (after its envelope's ``}`` turned into ``,``)."""
+_OPEN_CLUSTERS = b'"clusters":['
+_OPEN_JOINTS = b'],"joint_clusters":['
+
+
+def slice_bounds(occurrences: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive ranges ``[a, b)`` of owners (``occurrences[i]`` published
+    item occurrences each) covering them all, each holding at most ``limit``
+    occurrences or a single owner."""
+    ends = np.cumsum(occurrences, dtype=np.int64)
+    bounds: list[tuple[int, int]] = []
+    a = 0
+    while a < len(occurrences):
+        before = int(ends[a - 1]) if a else 0
+        b = max(int(np.searchsorted(ends, before + limit, side="right")), a + 1)
+        bounds.append((a, b))
+        a = b
+    return bounds
+
+
+def _chunks_of(arrays: ReleaseArrays, first_owner: int, last_owner: int) -> tuple[np.ndarray, ...]:
+    """``(items, row_offsets, chunk_offsets, owner_offsets)`` of the chunks of
+    owners ``first_owner .. last_owner - 1`` (clusters, then joint clusters),
+    each offsets array starting at 0."""
+    owners = arrays.owner_offsets[first_owner : last_owner + 1]
+    chunks = arrays.chunk_offsets[owners[0] : owners[-1] + 1]
+    rows = arrays.row_offsets[chunks[0] : chunks[-1] + 1]
+    return arrays.items[rows[0] : rows[-1]], rows - rows[0], chunks - chunks[0], owners - owners[0]
+
+
+def cluster_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays:
+    """Clusters ``a .. b - 1`` of ``arrays`` as a release of their own (no joint clusters)."""
+    items, rows, chunks, owners = _chunks_of(arrays, a, b)
+    terms = arrays.term_offsets[a : b + 1]
+    return ReleaseArrays(
+        labels=arrays.labels,
+        items=items,
+        row_offsets=rows,
+        chunk_offsets=chunks,
+        owner_offsets=owners,
+        term_items=arrays.term_items[terms[0] : terms[-1]],
+        term_offsets=terms - terms[0],
+        cluster_ids=arrays.cluster_ids[a:b],
+        cluster_sizes=arrays.cluster_sizes[a:b],
+        joint_ids=(),
+        joint_members=(),
+    )
+
+
+def joint_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays | None:
+    """Joint clusters ``a .. b - 1`` of ``arrays`` as a release of their own:
+    their members as stubs (same ids and sizes, nothing published), then the
+    joint clusters. ``None`` when a member is not a cluster of ``arrays``."""
+    members, member_offsets = arrays.member_index
+    named = members[member_offsets[a] : member_offsets[b]]
+    if np.any(named < 0):
+        return None
+    stubs = np.unique(named)
+    n = arrays.n_clusters
+    items, rows, chunks, owners = _chunks_of(arrays, n + a, n + b)
+    return ReleaseArrays(
+        labels=arrays.labels,
+        items=items,
+        row_offsets=rows,
+        chunk_offsets=chunks,
+        owner_offsets=frozen(np.r_[np.zeros(len(stubs), dtype=np.int64), owners], np.int64),
+        term_items=frozen([], np.int32),
+        term_offsets=frozen(np.zeros(len(stubs) + 1), np.int64),
+        cluster_ids=tuple(arrays.cluster_ids[i] for i in stubs.tolist()),
+        cluster_sizes=arrays.cluster_sizes[stubs],
+        joint_ids=arrays.joint_ids[a:b],
+        joint_members=arrays.joint_members[a:b],
+    )
+
+
+def same_content(read: ReleaseArrays, wrote: ReleaseArrays, code: dict[str, int]) -> bool:
+    """Whether ``read`` (a slice read back) holds what ``wrote`` (the slice
+    written) does; ``code`` maps each label of ``wrote`` to its code. The
+    reader numbers only the labels it met, in the same (canonical) order."""
+    remap = np.fromiter(map(code.__getitem__, read.labels), dtype=np.int32, count=len(read.labels))
+    return (
+        read.cluster_ids == wrote.cluster_ids
+        and read.joint_ids == wrote.joint_ids
+        and read.joint_members == wrote.joint_members
+        and all(
+            np.array_equal(getattr(read, name), getattr(wrote, name))
+            for name in ("cluster_sizes", "row_offsets", "chunk_offsets", "owner_offsets", "term_offsets")
+        )
+        and np.array_equal(remap[read.items], wrote.items)
+        and np.array_equal(remap[read.term_items], wrote.term_items)
+    )
+
+
+Slice = tuple[bool, ReleaseArrays | None]
+"""``(is_joint, arrays)``: a slice of clusters or of joint clusters (``None``:
+joint clusters naming a member that is no cluster)."""
+
+
+def _slices(arrays: ReleaseArrays) -> Iterator[Slice]:
+    """``(is_joint, slice)`` for every slice of clusters, then of joint clusters."""
+    n = arrays.n_clusters
+    owner_rows = np.diff(arrays.row_offsets[arrays.chunk_offsets[arrays.owner_offsets]])
+    occurrences = owner_rows[:n] + np.diff(arrays.term_offsets)
+    for a, b in slice_bounds(occurrences, SLICE_OCCURRENCES):
+        yield False, cluster_slice(arrays, a, b)
+    for a, b in slice_bounds(owner_rows[n:], SLICE_OCCURRENCES):
+        yield True, joint_slice(arrays, a, b)
+
+
+Mapper = Callable[[Callable[[Slice], bytes | None], list[Slice]], list[bytes | None]]
+"""How :func:`checked_content` runs its slices: ``(fn, slices) -> results``
+in order (a :meth:`privtool.context.Context.map`, or :func:`serially`)."""
+
+
+def serially(fn: Callable[[Slice], bytes | None], items: list[Slice]) -> list[bytes | None]:
+    """The slices one after the other, in this process."""
+    return [fn(item) for item in items]
+
+
+def checked_slice(piece: Slice) -> bytes | None:
+    """One slice written and read back (top level, so that executors can
+    pickle it): its clusters' or joint clusters' text as in the whole file
+    (comma-separated objects), or ``None`` when it does not read back the
+    fast way or reads back different."""
+    is_joint, arrays = piece
+    if arrays is None:
+        return None
+    text = canonical_bytes(_SLICE_ENVELOPE, "disassociated", arrays, None)
+    parsed = parse_canonical(text)
+    code = {label: i for i, label in enumerate(arrays.labels)}
+    if parsed is None or not same_content(parsed[1], arrays, code):
+        return None
+    content = text[_HEAD:-2]  # "clusters":[...],"joint_clusters":[...]
+    middle = content.index(_OPEN_JOINTS)  # a key is the only string followed by ':'
+    return content[middle + len(_OPEN_JOINTS) : -1] if is_joint else content[len(_OPEN_CLUSTERS) : middle]
+
+
+def checked_content(arrays: ReleaseArrays, run: Mapper = serially) -> str | None:
+    """The content text of the disassociated release held in ``arrays``
+    (``"clusters":[...],"joint_clusters":[...]``, as in its file), every
+    slice of it written, read back and found equal to the arrays
+    (:func:`checked_slice`, run through ``run``); ``None`` when that fails
+    anywhere (see the module doc)."""
+    n_ids = len(set(arrays.cluster_ids) | set(arrays.joint_ids))
+    if n_ids != arrays.n_clusters + arrays.n_joint_clusters or int(arrays.cluster_sizes.sum()) > MAX_RECORDS:
+        return None
+    pieces = list(_slices(arrays))
+    texts = run(checked_slice, pieces)
+    listed: dict[bool, list[bytes]] = {False: [], True: []}  # the cluster texts, the joint cluster texts
+    for (is_joint, _), text in zip(pieces, texts, strict=True):
+        if text is None:
+            return None
+        listed[is_joint].append(text)
+    del pieces, texts
+    data = b"".join([_OPEN_CLUSTERS, *_separated(listed[False]), _OPEN_JOINTS, *_separated(listed[True]), b"]"])
+    del listed
+    return data.decode("utf-8")
+
+
+def _separated(parts: list[bytes]) -> list[bytes]:
+    """``parts`` with a comma between consecutive ones."""
+    out = [b","] * max(2 * len(parts) - 1, 0)
+    out[0::2] = parts
+    return out

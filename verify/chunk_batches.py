@@ -1,0 +1,177 @@
+"""The chunks of a disassociated release as CSR batches for the executors
+(issue 20: no Python object per item occurrence in the main process).
+
+A :class:`ChunkBatch` is a run of consecutive chunks of a release's
+:class:`~privtool.release_arrays.ReleaseArrays`: int32 codes and row/chunk
+offsets rebased to the batch, the labels it uses, and per chunk its owner and
+its index under the owner. It pickles as a few numpy arrays and one tuple of
+labels, and a worker turns it into sub-records of labels
+(:meth:`ChunkBatch.chunks`) only for the chunks it checks. :class:`ChunkBatches`
+cuts a range of chunks into batches on demand, so a serial or Dask map holds
+only the batches in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from privtool.release import Release
+from privtool.release_arrays import Codes, Ints, ReleaseArrays
+
+Rows = tuple[tuple[str, ...], ...]
+
+
+def release_arrays(release: Release) -> ReleaseArrays:
+    """The release's arrays: its backing arrays (free), else converted once from
+    its nested lists (an in-memory release)."""
+    return release.backing_arrays or release.arrays
+
+
+def label_rows(labels: Sequence[str], items: Codes, offsets: Ints) -> list[tuple[str, ...]]:
+    """The rows ``items[offsets[i]:offsets[i + 1]]`` as tuples of labels."""
+    flat = np.array(labels, dtype=object)[items].tolist() if len(items) else []
+    return [tuple(flat[start:end]) for start, end in pairwise(offsets.tolist())]
+
+
+def label_chunks(labels: Sequence[str], items: Codes, row_offsets: Ints, chunk_offsets: Ints) -> list[Rows]:
+    """The chunks (rows cut by ``chunk_offsets``, both offsets relative to
+    ``items``) as tuples of sub-records of labels."""
+    rows = label_rows(labels, items, row_offsets)
+    return [tuple(rows[start:end]) for start, end in pairwise(chunk_offsets.tolist())]
+
+
+def chunk_location(arrays: ReleaseArrays, c: int) -> dict[str, Any]:
+    """Where chunk ``c`` of the release is, as the verifiers' witnesses name it."""
+    owner = int(arrays.chunk_owner[c])
+    if arrays.chunk_is_shared[c]:
+        first = int(arrays.owner_offsets[arrays.n_clusters + owner])
+        return {"joint_cluster": arrays.joint_ids[owner], "shared_chunk": c - first}
+    return {"cluster": arrays.cluster_ids[owner], "record_chunk": c - int(arrays.owner_offsets[owner])}
+
+
+def chunk_slabs(arrays: ReleaseArrays, most: int) -> list[tuple[int, int]]:
+    """``[first, last)`` ranges of consecutive chunks holding at most ``most`` item
+    occurrences each (a larger chunk alone), covering every chunk."""
+    ends = arrays.row_offsets[arrays.chunk_offsets[1:]]  # occurrences up to the end of each chunk
+    ranges, first, done = [], 0, 0
+    while first < arrays.n_chunks:
+        last = max(first + 1, int(np.searchsorted(ends, done + most, side="right")))
+        ranges.append((first, last))
+        first, done = last, int(ends[last - 1])
+    return ranges
+
+
+@dataclass(frozen=True, eq=False)
+class ChunkBatch:
+    """Consecutive chunks of a release, self-contained (see the module doc).
+
+    ``items`` are local codes into ``labels`` (ascending with the release's codes,
+    so canonical order is kept); ``row_offsets`` cut them into sub-records and
+    ``chunk_offsets`` the sub-records into chunks; per chunk, ``owner`` indexes
+    ``owner_ids`` (a cluster id, or a joint cluster id when ``shared``) and
+    ``index`` is the chunk's position among its owner's record or shared chunks;
+    ``first`` is the release's index of the first chunk."""
+
+    first: int
+    labels: tuple[str, ...]
+    items: Codes
+    row_offsets: Ints
+    chunk_offsets: Ints
+    owner_ids: tuple[str, ...]
+    owner: Codes
+    index: Codes
+    shared: npt.NDArray[np.bool_]
+
+    def __len__(self) -> int:
+        return len(self.chunk_offsets) - 1
+
+    def chunks(self) -> list[Rows]:
+        """Every chunk's sub-records as tuples of labels."""
+        return label_chunks(self.labels, self.items, self.row_offsets, self.chunk_offsets)
+
+    def location(self, n: int) -> dict[str, Any]:
+        """Where chunk ``n`` of the batch is, as the verifiers' witnesses name it."""
+        owner, index = self.owner_ids[int(self.owner[n])], int(self.index[n])
+        if self.shared[n]:
+            return {"joint_cluster": owner, "shared_chunk": index}
+        return {"cluster": owner, "record_chunk": index}
+
+    def locations(self) -> list[dict[str, Any]]:
+        return [self.location(n) for n in range(len(self))]
+
+
+class ChunkBatches(Sequence[ChunkBatch]):
+    """Chunks ``start..stop-1`` of ``arrays`` cut into batches of ``size`` chunks,
+    each built when it is asked for (indexing or slicing)."""
+
+    def __init__(self, arrays: ReleaseArrays, start: int, stop: int, size: int) -> None:
+        self.arrays, self.start, self.stop, self.size = arrays, start, stop, max(1, size)
+        owners = np.diff(arrays.owner_offsets)
+        first_of_owner = np.repeat(arrays.owner_offsets[:-1], owners)
+        self._index = (np.arange(arrays.n_chunks, dtype=np.int64) - first_of_owner).astype(np.int32)
+
+    @classmethod
+    def record_chunks(cls, arrays: ReleaseArrays, size: int) -> ChunkBatches:
+        """Every cluster's record chunks, cluster after cluster."""
+        return cls(arrays, 0, int(arrays.owner_offsets[arrays.n_clusters]), size)
+
+    @classmethod
+    def shared_chunks(cls, arrays: ReleaseArrays, size: int) -> ChunkBatches:
+        """Every joint cluster's shared chunks, joint cluster after joint cluster."""
+        return cls(arrays, int(arrays.owner_offsets[arrays.n_clusters]), arrays.n_chunks, size)
+
+    @classmethod
+    def all_chunks(cls, arrays: ReleaseArrays, size: int) -> ChunkBatches:
+        """Every record chunk, then every shared chunk (the release's chunk order)."""
+        return cls(arrays, 0, arrays.n_chunks, size)
+
+    def __len__(self) -> int:
+        return -(-(self.stop - self.start) // self.size)
+
+    @overload
+    def __getitem__(self, key: int) -> ChunkBatch: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[ChunkBatch]: ...
+
+    def __getitem__(self, key: int | slice) -> ChunkBatch | list[ChunkBatch]:
+        if isinstance(key, slice):
+            return [self[i] for i in range(*key.indices(len(self)))]
+        if key < 0:
+            key += len(self)
+        if not 0 <= key < len(self):
+            raise IndexError(key)
+        first = self.start + key * self.size
+        return self._batch(first, min(self.stop, first + self.size))
+
+    def __iter__(self) -> Iterator[ChunkBatch]:
+        return (self[i] for i in range(len(self)))
+
+    def _batch(self, first: int, last: int) -> ChunkBatch:
+        a = self.arrays
+        row_cut = a.chunk_offsets[first : last + 1]
+        item_cut = a.row_offsets[row_cut[0] : row_cut[-1] + 1]
+        codes = a.items[item_cut[0] : item_cut[-1]]
+        used, local = np.unique(codes, return_inverse=True)
+        owner = a.chunk_owner[first:last]
+        shared = a.chunk_is_shared[first:last]
+        keys = owner.astype(np.int64) + np.where(shared, a.n_clusters, 0)  # one key per owner, clusters first
+        distinct, owner_local = np.unique(keys, return_inverse=True)
+        ids = tuple(a.joint_ids[k - a.n_clusters] if k >= a.n_clusters else a.cluster_ids[k] for k in distinct.tolist())
+        return ChunkBatch(
+            first=first,
+            labels=tuple(a.labels[c] for c in used.tolist()),
+            items=local.astype(np.int32).reshape(-1),
+            row_offsets=item_cut - item_cut[0],
+            chunk_offsets=row_cut - row_cut[0],
+            owner_ids=ids,
+            owner=owner_local.astype(np.int32).reshape(-1),
+            index=self._index[first:last],
+            shared=np.asarray(shared),
+        )
