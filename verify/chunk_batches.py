@@ -13,14 +13,15 @@ only the batches in flight.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from privtool.lazy_sequence import LazySequence
 from privtool.release import Release
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
 
@@ -106,7 +107,7 @@ class ChunkBatch:
         return [self.location(n) for n in range(len(self))]
 
 
-class ChunkBatches(Sequence[ChunkBatch]):
+class ChunkBatches(LazySequence[ChunkBatch]):
     """Chunks ``start..stop-1`` of ``arrays`` cut into batches of ``size`` chunks,
     each built when it is asked for (indexing or slicing)."""
 
@@ -134,26 +135,9 @@ class ChunkBatches(Sequence[ChunkBatch]):
     def __len__(self) -> int:
         return -(-(self.stop - self.start) // self.size)
 
-    @overload
-    def __getitem__(self, key: int) -> ChunkBatch: ...
-
-    @overload
-    def __getitem__(self, key: slice) -> list[ChunkBatch]: ...
-
-    def __getitem__(self, key: int | slice) -> ChunkBatch | list[ChunkBatch]:
-        if isinstance(key, slice):
-            return [self[i] for i in range(*key.indices(len(self)))]
-        if key < 0:
-            key += len(self)
-        if not 0 <= key < len(self):
-            raise IndexError(key)
-        first = self.start + key * self.size
-        return self._batch(first, min(self.stop, first + self.size))
-
-    def __iter__(self) -> Iterator[ChunkBatch]:
-        return (self[i] for i in range(len(self)))
-
-    def _batch(self, first: int, last: int) -> ChunkBatch:
+    def _build(self, index: int) -> ChunkBatch:
+        first = self.start + index * self.size
+        last = min(self.stop, first + self.size)
         a = self.arrays
         row_cut = a.chunk_offsets[first : last + 1]
         item_cut = a.row_offsets[row_cut[0] : row_cut[-1] + 1]

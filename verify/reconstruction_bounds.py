@@ -37,12 +37,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
 from privtool.context import Context, past
 from privtool.errors import TimedOut
+from privtool.lazy_sequence import LazySequence
 from privtool.release import Release
 from privtool.release_arrays import ReleaseArrays
 from privtool.results import Certificate
@@ -119,7 +120,7 @@ def joint_parents(release: Release) -> dict[str, str]:
     return parent
 
 
-class ClusterViews(Sequence[ClusterView]):
+class ClusterViews(LazySequence[ClusterView]):
     """The :data:`ClusterView` of every cluster of a release, each built from the
     release's arrays when it is asked for (so the whole release is never held as
     nested tuples); the clusters' ids, sizes and chains of joint clusters
@@ -152,15 +153,7 @@ class ClusterViews(Sequence[ClusterView]):
     def __len__(self) -> int:
         return len(self.ids)
 
-    @overload
-    def __getitem__(self, n: int) -> ClusterView: ...
-
-    @overload
-    def __getitem__(self, n: slice) -> list[ClusterView]: ...
-
-    def __getitem__(self, n: int | slice) -> ClusterView | list[ClusterView]:
-        if isinstance(n, slice):
-            return [self[i] for i in range(*n.indices(len(self)))]
+    def _build(self, n: int) -> ClusterView:
         return (
             self.ids[n],
             self.sizes[n],
@@ -179,9 +172,6 @@ class ClusterViews(Sequence[ClusterView]):
         """The term chunk of cluster ``n``."""
         a = self.arrays
         return tuple(a.labels[c] for c in a.term_items[a.term_offsets[n] : a.term_offsets[n + 1]].tolist())
-
-    def __iter__(self) -> Iterator[ClusterView]:
-        return (self[n] for n in range(len(self)))
 
     def shared(self, joint: str) -> tuple[Rows, ...]:
         """The shared chunks of joint cluster ``joint``."""

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import overload
 
 import numpy as np
 
 from privtool.arrays import concat_ranges
 from privtool.attacks.cover import vulnerable_mask
+from privtool.lazy_sequence import LazySequence
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
 
 
@@ -45,7 +45,7 @@ class CodedChunk:
         return cls(items, np.fromiter(map(len, coded), dtype=np.int64, count=len(coded)))
 
 
-class LabelChunks(Sequence[list[list[str]]]):
+class LabelChunks(LazySequence[list[list[str]]]):
     """The chunks of one owner of a :class:`OwnerBatch` as label rows, each
     built when asked for (fresh lists every time)."""
 
@@ -58,18 +58,8 @@ class LabelChunks(Sequence[list[list[str]]]):
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, index: int) -> list[list[str]]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[list[list[str]]]: ...
-
-    def __getitem__(self, index: int | slice) -> list[list[str]] | list[list[list[str]]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._count))]
-        if not -self._count <= index < self._count:
-            raise IndexError(index)
-        chunk = self._first + index % self._count
+    def _build(self, index: int) -> list[list[str]]:
+        chunk = self._first + index
         batch = self._batch
         a, b = int(batch.chunk_offsets[chunk]), int(batch.chunk_offsets[chunk + 1])
         cuts = batch.row_offsets[a : b + 1]
@@ -121,7 +111,7 @@ def largest_chunks(owner_offsets: Ints, chunk_rows: Ints) -> Ints:
     return out
 
 
-class OwnerBatches(Sequence[OwnerBatch]):
+class OwnerBatches(LazySequence[OwnerBatch]):
     """The ``owners`` of ``arrays`` (consecutive positions in ``owner_offsets``,
     all of ``kind``, with these ``ids``, ``records`` and ``capacity``) as
     batches of about ``unit_occurrences`` item occurrences each (a larger
@@ -150,18 +140,8 @@ class OwnerBatches(Sequence[OwnerBatch]):
     def __len__(self) -> int:
         return len(self._cuts) - 1
 
-    @overload
-    def __getitem__(self, index: int) -> OwnerBatch: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[OwnerBatch]: ...
-
-    def __getitem__(self, index: int | slice) -> OwnerBatch | list[OwnerBatch]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if not -len(self) <= index < len(self):
-            raise IndexError(index)
-        a, b = self._cuts[index % len(self)], self._cuts[index % len(self) + 1]
+    def _build(self, index: int) -> OwnerBatch:
+        a, b = self._cuts[index], self._cuts[index + 1]
         arrays, chunk_cut = self._arrays, self._chunk_cut
         c0, c1 = int(chunk_cut[a]), int(chunk_cut[b])
         r0, r1 = int(arrays.chunk_offsets[c0]), int(arrays.chunk_offsets[c1])
