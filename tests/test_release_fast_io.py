@@ -106,7 +106,7 @@ def test_canonical_arrays_write_what_the_nested_writer_writes(release: Release, 
     canonical = release.canonical()
     arrays = ReleaseArrays.from_nested(canonical.clusters, canonical.joint_clusters, canonical.records)
     assert arrays.is_canonical()
-    held = Release.from_arrays(arrays, release.kind, **release._envelope())
+    held = Release.from_arrays(arrays, release.kind, **release.envelope())
     assert held.dumps().encode("utf-8") == canonical_text(release)
 
 

@@ -179,28 +179,12 @@ def check_release(
     content = checked_content(arrays, run) if arrays is not None and release.kind == "disassociated" else None
     if arrays is not None and content is not None:
         # the content was written and read back a slice at a time; the envelope is read back on its own
-        shell = Release(
-            kind=release.kind,
-            params=release.params,
-            provenance=release.provenance,
-            stats=release.stats,
-            hierarchy=release.hierarchy,
-            claims=release.claims,
-        )
+        shell = Release(kind=release.kind, **release.envelope())
         try:
             back = read_back(shell.dumps())
         except InputError as exc:
             raise unreadable(exc) from None
-        subject = Release.from_arrays(
-            arrays,
-            back.kind,
-            params=back.params,
-            provenance=back.provenance,
-            stats=back.stats,
-            hierarchy=back.hierarchy,
-            claims=back.claims,
-            format=back.format,
-        )
+        subject = Release.from_arrays(arrays, back.kind, **back.envelope())
 
         def text(provenance: dict[str, Any], stats: dict[str, Any]) -> str:
             shell.provenance, shell.stats = provenance, stats

@@ -207,7 +207,7 @@ class Release:
         """Whether the claims were derived from a version 1 file's kind and params."""
         return self.format == FORMAT_V1
 
-    def _envelope(self) -> dict[str, Any]:
+    def envelope(self) -> dict[str, Any]:
         """Copies of every field but the content (``params``, ``claims``...)."""
         return {
             "params": dict(self.params),
@@ -221,7 +221,7 @@ class Release:
     def canonical(self) -> Release:
         """A copy with every publishable order canonical (see module doc)."""
         if self._arrays is not None and self._arrays.is_canonical():
-            return Release.from_arrays(self._arrays, self.kind, **self._envelope())
+            return Release.from_arrays(self._arrays, self.kind, **self.envelope())
         order = _LabelOrder(self._labels())
         return Release(
             kind=self.kind,
@@ -234,7 +234,7 @@ class Release:
                 for j in self.joint_clusters
             ],
             records=order.chunk(self.records),
-            **self._envelope(),
+            **self.envelope(),
         )
 
     def _labels(self) -> Iterator[str]:
@@ -580,7 +580,7 @@ def _read_canonical(data: bytes, source: object) -> Release | None:
             release.hierarchy = _hierarchy(hierarchy, check)
     except InputError:
         return None
-    return Release.from_arrays(arrays, release.kind, **release._envelope())
+    return Release.from_arrays(arrays, release.kind, **release.envelope())
 
 
 def release_from_bytes(data: bytes, source: str | os.PathLike[str]) -> Release:
@@ -592,7 +592,7 @@ def release_from_bytes(data: bytes, source: str | os.PathLike[str]) -> Release:
     if release is None:
         with paused_gc():
             nested = release_from_json(parse_json_bytes(data, Path(source), "release"), source=source)
-            release = Release.from_arrays(nested.arrays, nested.kind, **nested._envelope())
+            release = Release.from_arrays(nested.arrays, nested.kind, **nested.envelope())
     return release
 
 

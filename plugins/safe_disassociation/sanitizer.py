@@ -439,7 +439,7 @@ def safe_disassociate(
     notes: list[dict[str, Any]] = []
     for result in results.values():
         _record(ghosts, summary, notes, result)
-    safe = Release.from_arrays(safe_arrays, release.kind, **release._envelope())
+    safe = Release.from_arrays(safe_arrays, release.kind, **release.envelope())
     # earlier runs' counts are in the trail once stamped (privtool.publishable)
     safe.stats = _stats({**release.stats, **outcome.trail.stats}, summary, len(arrays.items), safe_arrays)
     trail = _trail(outcome.trail, variant, ghosts, notes, summary, k, m, delta)
