@@ -373,10 +373,10 @@ def records_pinned(results: list[ClusterResult], evidence: Evidence) -> int | No
     if evidence.original is None or evidence.trail is None:
         return None
     data = evidence.original
-    by_cluster: dict[str, list[int]] = {}
-    for record, cluster in enumerate(evidence.trail.cluster_of_record):
-        if cluster is not None:
-            by_cluster.setdefault(cluster, []).append(record)
+    coded = evidence.trail.cluster_of_record
+    order = np.argsort(coded.codes, kind="stable")
+    cuts = np.searchsorted(coded.codes[order], np.arange(len(coded.names) + 1)).tolist()
+    by_cluster = {name: order[cuts[n] : cuts[n + 1]].tolist() for n, name in enumerate(coded.names)}
     pinned = set()
     for result in results:
         for pin in result.pins:

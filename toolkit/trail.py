@@ -15,7 +15,8 @@ Fields (all optional but ``format`` and ``release_sha256``):
   release shows (term-chunk occurrences, what a sanitizer suppressed or
   invented...), version 2;
 * ``cluster_of_record``: for each input record (by position), its cluster id or
-  ``null`` when suppressed;
+  ``null`` when suppressed (held as arrays, :class:`~privtool.record_clusters.RecordClusters`;
+  a list given to :class:`Trail` is converted);
 * ``suppressed_records``: positions of input records not published;
 * ``ghost_records``: ``{"cluster": id, "chunk": index, "items": [...]}`` for every
   sub-record a sanitizer invented;
@@ -31,11 +32,15 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .atomic import write_text_atomic
 from .errors import InputError
-from .release import MAX_DEPTH, json_depth, load_json_file
+from .record_clusters import RecordClusters, parse_json_array
+from .release import MAX_DEPTH, json_depth, parse_json_bytes, read_file_bytes
 
 FORMAT = "privtool-trail/2"
 READABLE_FORMATS = ("privtool-trail/1", FORMAT)
@@ -48,7 +53,7 @@ class Trail:
 
     release_sha256: str = ""
     input_sha256: str = ""
-    cluster_of_record: list[str | None] = field(default_factory=list)
+    cluster_of_record: RecordClusters = field(default_factory=lambda: RecordClusters.from_list(()))
     suppressed_records: list[int] = field(default_factory=list)
     ghost_records: list[dict[str, Any]] = field(default_factory=list)
     removed_items: list[list[Any]] = field(default_factory=list)
@@ -57,7 +62,15 @@ class Trail:
     seed: int | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``cluster_of_record`` may be given as a list of ids and ``None``: it is coded."""
+        if name == "cluster_of_record":
+            value = RecordClusters.from_list(value)
+        super().__setattr__(name, value)
+
     def to_json(self) -> dict[str, Any]:
+        """The trail as a JSON object; ``cluster_of_record`` stays a
+        :class:`RecordClusters` (a list for :func:`json.dumps`: :meth:`dumps` writes it)."""
         out: dict[str, Any] = {
             "format": FORMAT,
             "release_sha256": self.release_sha256,
@@ -75,7 +88,18 @@ class Trail:
         return out
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        """The file's text: ``json.dumps`` of :meth:`to_json` (compact, UTF-8),
+        with ``cluster_of_record`` written from its arrays."""
+        obj = self.to_json()
+        keys = list(obj)
+        at = keys.index("cluster_of_record")
+        head = _compact({key: obj[key] for key in keys[:at]})
+        tail = _compact({key: obj[key] for key in keys[at + 1 :]})
+        return f'{head[:-1]},"cluster_of_record":{self.cluster_of_record.json_text()},{tail[1:]}\n'
+
+
+def _compact(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def rule_problem(value: Any) -> str | None:
@@ -136,14 +160,22 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
         if key not in known:
             fail(f"$.{key}", "unknown field")
     for key in _LIST_FIELDS:
-        if key in obj and not isinstance(obj[key], list):
+        if key in obj and not isinstance(obj[key], list | RecordClusters):
             fail(f"$.{key}", "expected an array")
     for i, position in enumerate(obj.get("suppressed_records", [])):
         if not isinstance(position, int) or isinstance(position, bool) or position < 0:
             fail(f"$.suppressed_records[{i}]", "expected a record position (a non-negative integer)")
-    for i, cid in enumerate(obj.get("cluster_of_record", [])):
-        if cid is not None and not (isinstance(cid, str) and cid):
-            fail(f"$.cluster_of_record[{i}]", "expected a cluster id or null")
+    clusters = obj.get("cluster_of_record", [])
+    if isinstance(clusters, RecordClusters):
+        bad = [n for n, name in enumerate(clusters.names) if not (isinstance(name, str) and name)]
+        if bad:
+            where = np.flatnonzero(np.isin(clusters.codes, bad))
+            if len(where):
+                fail(f"$.cluster_of_record[{where[0]}]", "expected a cluster id or null")
+    else:
+        for i, cid in enumerate(clusters):
+            if cid is not None and not (isinstance(cid, str) and cid):
+                fail(f"$.cluster_of_record[{i}]", "expected a cluster id or null")
     for i, ghost in enumerate(obj.get("ghost_records", [])):
         problem = _ghost_problem(ghost)
         if problem is not None:
@@ -166,7 +198,7 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
     return Trail(
         release_sha256=str(obj.get("release_sha256", "")),
         input_sha256=str(obj.get("input_sha256", "")),
-        cluster_of_record=list(obj.get("cluster_of_record", [])),
+        cluster_of_record=RecordClusters.from_list(clusters),
         suppressed_records=list(obj.get("suppressed_records", [])),
         ghost_records=list(obj.get("ghost_records", [])),
         removed_items=list(obj.get("removed_items", [])),
@@ -178,7 +210,38 @@ def trail_from_json(obj: Any, source: object = "trail") -> Trail:
 
 
 def read_trail(path: str | os.PathLike[str]) -> Trail:
-    return trail_from_json(load_json_file(path, "trail"), source=path)
+    """Read and validate a trail file; ``cluster_of_record`` is read straight
+    into arrays when the file is laid out as :meth:`Trail.dumps` writes it."""
+    data = read_file_bytes(path, "trail")
+    fast = _read_laid_out(data, path)
+    return fast if fast is not None else trail_from_json(parse_json_bytes(data, Path(path), "trail"), source=path)
+
+
+_KEY = b'"cluster_of_record":'
+
+
+def _read_laid_out(data: bytes, path: str | os.PathLike[str]) -> Trail | None:
+    """The trail in ``data`` when its ``cluster_of_record`` is a top-level key
+    written once, holding only plain strings and nulls
+    (:func:`~privtool.record_clusters.parse_json_array`), else ``None``. The rest of the
+    file is parsed as JSON with that array left empty."""
+    at = data.find(_KEY)
+    if at < 1 or data.find(_KEY, at + 1) >= 0 or data[at - 1 : at] not in (b",", b"{"):
+        return None
+    parsed = parse_json_array(data, at + len(_KEY))
+    if parsed is None:
+        return None
+    clusters, end = parsed
+    head = data[:at]
+    try:  # the key is at the top level iff the text before it closes as an object
+        json.loads(head[:-1] + b"}" if head.endswith(b",") else head + b"}")
+    except ValueError:
+        return None
+    obj = parse_json_bytes(head + _KEY + b"[]" + data[end:], Path(path), "trail")
+    if not isinstance(obj, dict) or obj.get("cluster_of_record") != []:
+        return None
+    obj["cluster_of_record"] = clusters
+    return trail_from_json(obj, source=path)
 
 
 def write_trail(trail: Trail, path: str | os.PathLike[str]) -> None:

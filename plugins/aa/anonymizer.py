@@ -24,6 +24,7 @@ from privtool.errors import ParameterError
 from privtool.hierarchy import HIERARCHY, HIERARCHY_FORMAT, Hierarchy, load_hierarchy
 from privtool.itemset_mining import itemset_counts
 from privtool.params import K, M, Param
+from privtool.record_clusters import RecordClusters
 from privtool.release import Release
 from privtool.trail import Trail
 
@@ -108,7 +109,9 @@ def _outcome(
     distinct = sorted(set(forms))
     group_id = {form: f"g{i}" for i, form in enumerate(distinct)}
     group_labels = {group_id[form]: [label_of_rank[r] for r in form] for form in distinct}
-    cluster_of_record: list[str | None] = [group_id[form] for form in forms]
+    group_code = {form: i for i, form in enumerate(distinct)}
+    codes = np.fromiter((group_code[form] for form in forms), dtype=np.int32, count=len(forms))
+    cluster_of_record = RecordClusters([group_id[form] for form in distinct], codes)
     records = [group_labels[group_id[form]] for form in forms]
     ncp_value = float(hier.ncp[published].mean()) if len(published) else 0.0
     cut = np.unique(published)

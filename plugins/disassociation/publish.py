@@ -34,6 +34,7 @@ from privtool.arrays import concat_ranges, lexicographic_order, rank_in_runs, ru
 from privtool.chain import Disassociation, JointPlan
 from privtool.components import Outcome
 from privtool.dataset import Dataset, label_sort_key
+from privtool.record_clusters import RecordClusters
 from privtool.release import Release
 from privtool.release_arrays import ReleaseArrays, frozen, offsets_of
 from privtool.trail import Trail
@@ -291,14 +292,12 @@ def shared_domains(dis: Disassociation) -> list[list[tuple[int, ...]]]:
 
 def trail_of(dataset: Dataset, dis: Disassociation) -> Trail:
     """Each input record's cluster id (``None`` when suppressed), and the suppressed positions."""
-    cluster_of = np.full(dataset.n_records, -1, dtype=np.int64)
+    cluster_of = np.full(dataset.n_records, -1, dtype=np.int32)
     if dis.clusters:
         cluster_of[np.concatenate(dis.clusters)] = np.repeat(
-            np.arange(len(dis.clusters), dtype=np.int64), [len(rows) for rows in dis.clusters]
+            np.arange(len(dis.clusters), dtype=np.int32), [len(rows) for rows in dis.clusters]
         )
-    names: list[str | None] = [f"c{i}" for i in range(len(dis.clusters))]
-    names.append(None)  # position -1
     return Trail(
-        cluster_of_record=[names[i] for i in cluster_of.tolist()],
+        cluster_of_record=RecordClusters([f"c{i}" for i in range(len(dis.clusters))], cluster_of),
         suppressed_records=[int(r) for r in dis.suppressed.tolist()],
     )

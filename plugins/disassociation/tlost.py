@@ -47,7 +47,7 @@ def published_occurrences(release: Release, original: Dataset, trail: Trail | No
             raise ParameterError(
                 f"the trail covers {len(trail.cluster_of_record)} records but the original has {original.n_records}."
             )
-        kept = np.array([c is not None for c in trail.cluster_of_record], dtype=bool)
+        kept = trail.cluster_of_record.codes >= 0
         return int(original.sizes[kept].sum())
     stats = {**release.stats, **(trail.stats if trail is not None else {})}
     if stats.get("suppressed_records") == 0 and stats.get("records_in") == original.n_records:

@@ -29,6 +29,7 @@ from privtool.dataset import Dataset
 from privtool.errors import ParameterError
 from privtool.hierarchy import HIERARCHY, HIERARCHY_FORMAT, Hierarchy, load_hierarchy
 from privtool.params import K, Param
+from privtool.record_clusters import RecordClusters
 from privtool.release import Release
 from privtool.trail import Trail
 
@@ -118,8 +119,12 @@ class _LocalGeneralization(Anonymizer):
         ordered = sorted(set(forms.values()))
         group_labels = {form: [labels_of_rank[r] for r in form] for form in ordered}
         group_id = {form: f"g{i}" for i, form in enumerate(ordered)}
-        part_group = {p: group_id[f] for p, f in forms.items()}
-        cluster_of_record = [part_group.get(p) for p in part.tolist()]
+        names = [group_id[f] for f in ordered]
+        group_code = {f: i for i, f in enumerate(ordered)}
+        part_code = {p: group_code[f] for p, f in forms.items()}
+        cluster_of_record = RecordClusters(
+            names, np.fromiter((part_code.get(p, -1) for p in part.tolist()), dtype=np.int32, count=len(part))
+        )
         records = [group_labels[forms[p]] for p in part.tolist() if p in forms]
         suppressed = [] if publish_empty else empty.tolist()
         published_occ = sum(len(r) for r in records)
@@ -150,12 +155,11 @@ class _LocalGeneralization(Anonymizer):
         return Outcome(release, trail)
 
 
-def _smallest_group(cluster_of_record: list[str | None]) -> int:
-    counts: dict[str, int] = {}
-    for g in cluster_of_record:
-        if g is not None:
-            counts[g] = counts.get(g, 0) + 1
-    return min(counts.values(), default=0)
+def _smallest_group(cluster_of_record: RecordClusters) -> int:
+    """Records in the smallest group that has any."""
+    counts = np.bincount(cluster_of_record.codes[cluster_of_record.codes >= 0])
+    counts = counts[counts > 0]
+    return int(counts.min()) if len(counts) else 0
 
 
 class Partition(_LocalGeneralization):

@@ -55,7 +55,9 @@ def original_ncp(hier: Hierarchy, original: Dataset, trail: Trail) -> float:
     gid = {name: i for i, name in enumerate(names)}
     set_ids = np.array([gid[name] for name in names for _ in groups[name]], dtype=np.int64)
     set_nodes = np.array([hier.node_id(label) for name in names for label in groups[name]], dtype=np.int64)
-    group_of_row = np.array([-1 if g is None else gid[g] for g in trail.cluster_of_record], dtype=np.int64)
+    coded = trail.cluster_of_record
+    group_of_name = np.array([gid[name] for name in coded.names] + [-1], dtype=np.int64)
+    group_of_row = group_of_name[coded.codes]  # code -1 (suppressed) takes the last entry
     occ_group = group_of_row[original.record_of_occurrence]
     keep = occ_group >= 0
     leaves = hier.leaf_ids(original)[original.items]
