@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from functools import partial
 from itertools import pairwise
 from typing import Any, ClassVar
 
@@ -39,10 +40,12 @@ from privtool.components import Evidence, Verifier
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.release import Release
+from privtool.release_arrays import ReleaseArrays, offsets_of
 from privtool.results import Certificate
 from privtool.trail import Trail
 
 from .chunk_batches import release_arrays
+from .faithful_units import REMOVED, ContentArrays, ancestors, check_unit, top_owners, units
 from .matching import unmatched_subsets
 from .reconstruction_bounds import ClusterViews, OverlappingJointClusters, joint_parents
 
@@ -185,12 +188,19 @@ class _Records:
         return rows
 
 
-def check_disassociated_content(release: Release, original: Dataset, trail: Trail) -> int:
+def check_disassociated_content(
+    release: Release, original: Dataset, trail: Trail, ctx: Context | None = None, *, fast: bool = True
+) -> int:
     """See the module docstring; returns the item occurrences removed without a
     trail entry (they must add up, with the trail's ``removed_items``, to the
-    release's ``stats.suppressed_item_occurrences``). The release is read from
-    its arrays one cluster at a time and the original records are built per
-    cluster (:class:`_Records`)."""
+    release's ``stats.suppressed_item_occurrences``).
+
+    The clusters are checked on arrays in units through ``ctx``'s executor
+    (:mod:`.faithful_units`; serially without one), and only the clusters and
+    joint clusters a unit flags are checked again one by one here
+    (:class:`_ClusterChecks`), which finds the first problem in release order
+    or counts partial suppressions. ``fast=False`` checks every cluster one by
+    one (the reference the units are tested against)."""
     n = original.n_records
     try:
         parent = joint_parents(release)
@@ -206,8 +216,6 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
                 "original": n,
             }
         )
-    suppressed = set(trail.suppressed_records)
-    position_of = {cid: c for c, cid in enumerate(arrays.cluster_ids)}
     records = _Records(original)
     for entry in trail.removed_items:
         if not (
@@ -219,61 +227,200 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         ):
             raise Unfaithful({"problem": "the trail removes an item the original record does not hold", "entry": entry})
         records.removed[entry[0]].add(entry[1])
-    cluster_of = np.full(n, -1, dtype=np.int64)
-    for position, cid in enumerate(trail.cluster_of_record):
-        if cid is None:
-            if position not in suppressed:
-                raise Unfaithful(
-                    {"problem": "an original record is neither published nor counted as suppressed", "record": position}
-                )
-            continue
-        if position in suppressed:
-            raise Unfaithful({"problem": "a record is both published and suppressed", "record": position})
-        if cid not in position_of:
-            raise Unfaithful(
-                {"problem": "the trail names a cluster the release does not have", "record": position, "cluster": cid}
-            )
-        cluster_of[position] = position_of[cid]
+    cluster_of = _cluster_positions(trail, arrays.cluster_ids, n)
     by_cluster = np.argsort(cluster_of, kind="stable")  # each cluster's records ascending
     member_cuts = np.searchsorted(cluster_of[by_cluster], np.arange(arrays.n_clusters + 1))
-
-    def members(c: int) -> np.ndarray:
-        return by_cluster[member_cuts[c] : member_cuts[c + 1]]
-
-    ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
-    ghost_records: Counter[str] = Counter()
     owned = np.diff(arrays.owner_offsets).tolist()
     chunk_counts = dict(zip(arrays.cluster_ids, owned[: arrays.n_clusters], strict=True))
     chunk_counts.update(zip(arrays.joint_ids, owned[arrays.n_clusters :], strict=True))
-    for n, ghost in enumerate(trail.ghost_records):  # shapes were checked when the trail was read
+    for g, ghost in enumerate(trail.ghost_records):  # shapes were checked when the trail was read
         owner, index = ghost["cluster"], ghost["chunk"]
         if index >= chunk_counts.get(owner, 0):
             absent = "a chunk" if owner in chunk_counts else "a cluster"
             raise Unfaithful(
                 {
                     "problem": f"a ghost of the trail is in {absent} the release does not have",
-                    "ghost": n,
+                    "ghost": g,
                     "cluster": owner,
                     "chunk": index,
                 }
             )
-        ghosts[(owner, index)][tuple(sorted(ghost["items"]))] += 1
-        ghost_records[owner] += 1
+    members, member_offsets = by_cluster[member_cuts[0] :], member_cuts - member_cuts[0]
+    checks = _ClusterChecks(arrays, views, records, members, member_offsets, trail)
     silent = 0  # occurrences removed without a trail entry (partial suppression)
-    domains_of_joint: dict[str, list[set[str]]] = {}
+    if fast and not set(arrays.cluster_ids) & set(arrays.joint_ids):
+        data = content_arrays(arrays, views, original, records, (members, member_offsets), trail)
+        spans = units(data, _occurrences_per_cluster(original, cluster_of, arrays.n_clusters))
+        check = partial(check_unit, data)
+        results = ctx.map(check, spans, "faithfulness: clusters") if ctx is not None else list(map(check, spans))
+        silent += sum(r.silent for r in results)
+        slow_clusters = np.sort(np.concatenate([r.clusters for r in results] or [np.zeros(0, dtype=np.int64)]))
+        slow_joints = np.concatenate([r.joints for r in results] or [np.zeros(0, dtype=np.int64)])
+        unreached = np.setdiff1d(
+            np.arange(arrays.n_joint_clusters), ancestors(data.owner_parent, data.order) - arrays.n_clusters
+        )
+        slow_joints = np.union1d(slow_joints, unreached)
+    else:
+        slow_clusters, slow_joints = np.arange(arrays.n_clusters), np.arange(arrays.n_joint_clusters)
+    for c in slow_clusters.tolist():
+        silent += checks.cluster(c)
+    for j in slow_joints.tolist():
+        silent += checks.joint(j)
+    if silent:
+        stated = stated_stats(release, trail).get("suppressed_item_occurrences")
+        if stated != silent + len(trail.removed_items):
+            raise Unfaithful(
+                {
+                    "problem": "item occurrences are missing from the release and not counted as suppressed",
+                    "missing_occurrences": silent,
+                    "trail_removed_items": len(trail.removed_items),
+                    "stats_suppressed_item_occurrences": stated,
+                }
+            )
+    return silent
 
-    def shared_domains(joint: str) -> list[set[str]]:
-        found = domains_of_joint.get(joint)
+
+def _cluster_positions(trail: Trail, cluster_ids: Sequence[str], n: int) -> np.ndarray:
+    """Per original record, its cluster's position in the release (-1:
+    suppressed); raises on the first record that is neither published nor
+    suppressed, both, or in a cluster the release does not have."""
+    coded = trail.cluster_of_record
+    position_of = {cid: c for c, cid in enumerate(cluster_ids)}
+    name_position = np.array([position_of.get(name, -2) for name in coded.names] + [-1], dtype=np.int64)
+    cluster_of = name_position[coded.codes]  # code -1 (null) takes the last entry
+    suppressed = np.zeros(n, dtype=bool)
+    listed = np.asarray(trail.suppressed_records, dtype=np.int64)
+    suppressed[listed[(listed >= 0) & (listed < n)]] = True
+    named = coded.codes >= 0
+    wrong = (~named & ~suppressed) | (named & (suppressed | (cluster_of == -2)))
+    if np.any(wrong):
+        position = int(np.argmax(wrong))
+        if not named[position]:
+            problem = {
+                "problem": "an original record is neither published nor counted as suppressed",
+                "record": position,
+            }
+        elif suppressed[position]:
+            problem = {"problem": "a record is both published and suppressed", "record": position}
+        else:
+            problem = {
+                "problem": "the trail names a cluster the release does not have",
+                "record": position,
+                "cluster": coded[position],
+            }
+        raise Unfaithful(problem)
+    return cluster_of
+
+
+def _occurrences_per_cluster(original: Dataset, cluster_of: np.ndarray, n_clusters: int) -> np.ndarray:
+    """Item occurrences of each cluster's original records."""
+    published = cluster_of >= 0
+    return np.bincount(cluster_of[published], weights=np.diff(original.indptr)[published], minlength=n_clusters)
+
+
+def content_arrays(
+    arrays: ReleaseArrays,
+    views: ClusterViews,
+    original: Dataset,
+    records: _Records,
+    members: tuple[np.ndarray, np.ndarray],
+    trail: Trail,
+) -> ContentArrays:
+    """What :func:`.faithful_units.check_unit` needs, as arrays (see
+    :class:`ContentArrays`); ``members`` are the published records' positions
+    grouped by cluster and their offsets per cluster."""
+    n_clusters = arrays.n_clusters
+    joint_position = {jid: n_clusters + j for j, jid in enumerate(arrays.joint_ids)}
+    owner_parent = np.full(n_clusters + arrays.n_joint_clusters, -1, dtype=np.int64)
+    for c, chain in enumerate(views.chains):  # a cluster's chain holds its joint clusters' chains
+        up = [c, *(joint_position[j] for j in chain)]
+        owner_parent[up[:-1]] = up[1:]
+    code_of = {label: i for i, label in enumerate(arrays.labels)}
+    release_code = np.array([code_of.get(label, -1) for label in original.labels] or [0], dtype=np.int32)
+    codes = release_code[original.items]
+    if records.removed:
+        positions = np.fromiter(records.removed, dtype=np.int64)
+        starts, ends = original.indptr[positions], original.indptr[positions + 1]
+        for position, start, end in zip(positions.tolist(), starts.tolist(), ends.tolist(), strict=True):
+            row = codes[start:end]
+            gone = [original.labels[i] in records.removed[position] for i in original.items[start:end].tolist()]
+            row[np.asarray(gone, dtype=bool)] = REMOVED
+    owner_first = np.concatenate([arrays.owner_offsets[:n_clusters], arrays.owner_offsets[n_clusters:-1]])
+    owners = {cid: c for c, cid in enumerate(arrays.cluster_ids)} | joint_position
+    ghosts = sorted(
+        (int(owner_first[owners[g["cluster"]]]) + g["chunk"], sorted(code_of.get(item, -1) for item in g["items"]))
+        for g in trail.ghost_records
+    )
+    ghost_counts = np.zeros(n_clusters, dtype=np.int64)
+    for g in trail.ghost_records:
+        if g["cluster"] in owners and owners[g["cluster"]] < n_clusters:
+            ghost_counts[owners[g["cluster"]]] += 1
+    top = top_owners(owner_parent, np.arange(n_clusters))
+    return ContentArrays(
+        n_clusters=n_clusters,
+        n_labels=len(arrays.labels),
+        items=arrays.items,
+        row_offsets=arrays.row_offsets,
+        chunk_offsets=arrays.chunk_offsets,
+        owner_offsets=arrays.owner_offsets,
+        term_items=arrays.term_items,
+        term_offsets=arrays.term_offsets,
+        sizes=arrays.cluster_sizes,
+        owner_parent=owner_parent,
+        indptr=original.indptr,
+        codes=codes,
+        members=members[0],
+        member_offsets=members[1],
+        ghost_chunk=np.array([chunk for chunk, _ in ghosts], dtype=np.int64),
+        ghost_offsets=offsets_of(len(items) for _, items in ghosts),
+        ghost_items=np.array([code for _, items in ghosts for code in items], dtype=np.int32),
+        ghost_counts=ghost_counts,
+        order=np.argsort(top, kind="stable"),
+    )
+
+
+class _ClusterChecks:
+    """The per-cluster check of :func:`check_disassociated_content`, one cluster
+    or joint cluster at a time, on its views and records (the reference, and
+    the fallback for what a unit flags)."""
+
+    def __init__(
+        self,
+        arrays: ReleaseArrays,
+        views: ClusterViews,
+        records: _Records,
+        members: np.ndarray,
+        member_cuts: np.ndarray,
+        trail: Trail,
+    ) -> None:
+        self.arrays, self.views, self.records = arrays, views, records
+        self._members, self._cuts = members, member_cuts
+        self.ghosts: dict[tuple[str, int], Counter[tuple[str, ...]]] = defaultdict(Counter)
+        self.ghost_records: Counter[str] = Counter()
+        for ghost in trail.ghost_records:
+            self.ghosts[(ghost["cluster"], ghost["chunk"])][tuple(sorted(ghost["items"]))] += 1
+            self.ghost_records[ghost["cluster"]] += 1
+        self._domains: dict[str, list[set[str]]] = {}
+        self.under: dict[str, list[int]] = defaultdict(list)  # joint id -> every cluster under it
+        for c, chain in enumerate(views.chains):
+            for joint in chain:
+                self.under[joint].append(c)
+
+    def members(self, c: int) -> np.ndarray:
+        return self._members[self._cuts[c] : self._cuts[c + 1]]
+
+    def shared_domains(self, joint: str) -> list[set[str]]:
+        found = self._domains.get(joint)
         if found is None:
-            found = domains_of_joint[joint] = [set().union(*map(set, chunk)) for chunk in views.shared(joint)]
+            found = self._domains[joint] = [set().union(*map(set, chunk)) for chunk in self.views.shared(joint)]
         return found
 
-    under: dict[str, list[int]] = defaultdict(list)  # joint id -> every cluster under it
-
-    for c in range(arrays.n_clusters):
-        cid, size = arrays.cluster_ids[c], views.sizes[c]
+    def cluster(self, c: int) -> int:
+        """Check cluster ``c``; the occurrences removed from it without a trail entry."""
+        views, ghost_records = self.views, self.ghost_records
+        cid, size = self.arrays.cluster_ids[c], views.sizes[c]
         record_chunks, term_chunk = views.record_chunks(c), views.term_chunk(c)
-        rows = records.many(members(c))
+        rows = self.records.many(self.members(c))
         if not len(rows) <= size <= len(rows) + ghost_records[cid]:
             raise Unfaithful(
                 {
@@ -285,10 +432,7 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
                 }
             )
         domains = [set().union(*map(set, chunk)) for chunk in record_chunks]
-        chain = views.chains[c]
-        for joint in chain:
-            under[joint].append(c)
-        outside = [d for joint in chain for d in shared_domains(joint)]
+        outside = [d for joint in views.chains[c] for d in self.shared_domains(joint)]
         seen: set[str] = set()
         for d in [*domains, *outside, set(term_chunk)]:
             if seen & d:
@@ -300,9 +444,10 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
                     }
                 )
             seen |= d
+        silent = 0
         for index, (chunk, domain) in enumerate(zip(record_chunks, domains, strict=False)):
             where = {"cluster": cid, "record_chunk": index}
-            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(cid, index)])
+            silent += _chunk_removals(where, chunk, _project(rows, domain), self.ghosts[(cid, index)])
         remaining = set().union(*rows) - set().union(*domains, *outside) if rows else set()
         invented = set(term_chunk) - remaining
         if invented:
@@ -316,32 +461,26 @@ def check_disassociated_content(release: Release, original: Dataset, trail: Trai
         lost = remaining - set(term_chunk)  # items published nowhere
         if lost:
             silent += sum(len(row & lost) for row in rows)
-    for jid in arrays.joint_ids:
+        return silent
+
+    def joint(self, j: int) -> int:
+        """Check joint cluster ``j``'s shared chunks; the occurrences removed from them without a trail entry."""
+        jid = self.arrays.joint_ids[j]
         # The records of the joint cluster's member clusters, dealt to the shared
-        # chunks they meet in one pass (the chunks' domains are disjoint, checked above).
-        shared_chunks = views.shared(jid)
-        domains = shared_domains(jid)
+        # chunks they meet in one pass (the chunks' domains are disjoint, checked with the clusters).
+        shared_chunks = self.views.shared(jid)
+        domains = self.shared_domains(jid)
         chunk_of_item = {item: index for index, domain in enumerate(domains) for item in domain}
         meeting: list[list[set[str]]] = [[] for _ in shared_chunks]
-        positions = np.sort(np.concatenate([members(c) for c in under[jid]] or [np.zeros(0, dtype=np.int64)]))
-        for record in records.many(positions, chunk_of_item):
+        positions = np.sort(np.concatenate([self.members(c) for c in self.under[jid]] or [np.zeros(0, dtype=np.int64)]))
+        for record in self.records.many(positions, chunk_of_item):
             for index in {chunk_of_item[item] for item in record if item in chunk_of_item}:
                 meeting[index].append(record)
+        silent = 0
         for index, (chunk, domain, rows) in enumerate(zip(shared_chunks, domains, meeting, strict=False)):
             where = {"joint_cluster": jid, "shared_chunk": index}
-            silent += _chunk_removals(where, chunk, _project(rows, domain), ghosts[(jid, index)])
-    if silent:
-        stated = stated_stats(release, trail).get("suppressed_item_occurrences")
-        if stated != silent + len(trail.removed_items):
-            raise Unfaithful(
-                {
-                    "problem": "item occurrences are missing from the release and not counted as suppressed",
-                    "missing_occurrences": silent,
-                    "trail_removed_items": len(trail.removed_items),
-                    "stats_suppressed_item_occurrences": stated,
-                }
-            )
-    return silent
+            silent += _chunk_removals(where, chunk, _project(rows, domain), self.ghosts[(jid, index)])
+        return silent
 
 
 def _chunk_removals(
@@ -413,7 +552,7 @@ class Faithfulness(Verifier):
                 assert evidence.trail is not None
                 details["clusters"] = release_arrays(release).n_clusters
                 details["removed_without_trail_entry"] = check_disassociated_content(
-                    release, evidence.original, evidence.trail
+                    release, evidence.original, evidence.trail, ctx
                 )
         except Unfaithful as failure:
             return [

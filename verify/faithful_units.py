@@ -1,0 +1,281 @@
+"""Faithfulness's content check on arrays, in units of clusters for the executors
+(issue 20: no Python object per item occurrence, and the check off the driver).
+
+:class:`ContentArrays` holds, once, everything the check needs as numpy arrays:
+the release's CSR (codes only), the original records in the release's codes
+(the trail's removed occurrences left out, labels the release never publishes
+as -1) grouped by cluster through the trail, and the trail's ghost
+sub-records. A unit is a range of :attr:`ContentArrays.order`, which lists the
+clusters grouped by the top joint cluster above them, so every joint cluster's
+records are in the unit that checks its shared chunks. The driver cuts no
+per-cluster data: :func:`check_unit` slices what its unit needs from the
+shared arrays, on a worker when the arrays were sent there once.
+
+:func:`check_unit` is exact but one-sided: what it passes is faithful exactly as
+:func:`privtool.verifiers.faithfulness.check_disassociated_content`'s
+per-cluster check would find it (every chunk the multiset of its records'
+projections plus its ghosts, compared item by item after pairing sub-records
+by a hash of their items; domains disjoint; term chunks made of the records'
+items; sizes), and everything else (a pair that does not match, partial
+suppression, any problem) is returned as flagged for that per-cluster check,
+which finds the witness or counts the removals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+
+from privtool.arrays import concat_ranges, csr_positions, pair_key, unique_int
+from privtool.release_arrays import Codes, Ints
+
+NONE = -2
+"""Lookup result of an occurrence whose item the cluster publishes nowhere."""
+TERM = -1
+"""Lookup result of an occurrence whose item is in the cluster's term chunk."""
+REMOVED = -2
+"""Code of an original occurrence the trail removed (``ContentArrays.codes``)."""
+HASH_SEED = 0x5EED_F417
+UNIT_OCCURRENCES = 1 << 21
+"""Original item occurrences per unit (about; a joint cluster's records stay in one unit)."""
+
+
+@dataclass(frozen=True, eq=False)
+class ContentArrays:
+    """What :func:`check_unit` reads (see the module doc). Owners are the clusters
+    (``0..n_clusters-1``) then the joint clusters (``n_clusters + j``), as in
+    :attr:`privtool.release_arrays.ReleaseArrays.owner_offsets`."""
+
+    n_clusters: int
+    n_labels: int
+    items: Codes
+    row_offsets: Ints
+    chunk_offsets: Ints
+    owner_offsets: Ints
+    term_items: Codes
+    term_offsets: Ints
+    sizes: Ints
+    owner_parent: Ints
+    """Per owner, the owner index of its parent joint cluster, or -1."""
+    indptr: Ints
+    codes: Codes
+    """The original's items in release codes (-1: not published, :data:`REMOVED`)."""
+    members: Ints
+    """Original record positions grouped by cluster, ascending within a cluster."""
+    member_offsets: Ints
+    ghost_chunk: Ints
+    """Release chunk index of every ghost sub-record, ascending."""
+    ghost_offsets: Ints
+    ghost_items: Codes
+    """Each ghost's items in release codes, ascending (-1 for a label the release lacks)."""
+    ghost_counts: Ints
+    """Per cluster, the ghost sub-records the trail adds to it."""
+    order: Ints
+    """The clusters grouped by their top joint cluster (units are ranges of it)."""
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """``silent``: item occurrences published nowhere in the unit's clusters that
+    were not flagged; ``clusters`` and ``joints``: positions flagged for the
+    per-cluster check."""
+
+    silent: int
+    clusters: Ints
+    joints: Ints
+
+
+def units(data: ContentArrays, occurrences: Ints, most: int = UNIT_OCCURRENCES) -> list[tuple[int, int]]:
+    """Ranges of :attr:`ContentArrays.order` with about ``most`` original
+    occurrences each (``occurrences`` per cluster), cut only between top joint clusters."""
+    n = len(data.order)
+    if n == 0:
+        return []
+    top = top_owners(data.owner_parent, data.order)
+    allowed = np.flatnonzero(np.r_[False, top[1:] != top[:-1]])  # cuts between groups
+    done = np.cumsum(occurrences[data.order])
+    marks = np.arange(most, int(done[-1]) + 1, most, dtype=np.int64)
+    cuts: list[int] = []
+    if len(allowed):
+        cuts = allowed[np.minimum(np.searchsorted(done[allowed - 1], marks), len(allowed) - 1)].tolist()
+    bounds = [0, *sorted(set(cuts)), n]
+    return [(a, b) for a, b in pairwise(bounds) if a < b]
+
+
+def top_owners(owner_parent: Ints, owners: Ints) -> Ints:
+    """The topmost owner above each of ``owners`` (itself when it has no parent)."""
+    top = np.array(owners, dtype=np.int64)
+    up = owner_parent[top]
+    while np.any(up >= 0):
+        lift = up >= 0
+        top[lift] = up[lift]
+        up = owner_parent[top]
+    return top
+
+
+def ancestors(owner_parent: Ints, owners: Ints) -> Ints:
+    """Every distinct owner strictly above any of ``owners``, ascending."""
+    found = []
+    up = owner_parent[owners]
+    while True:
+        up = unique_int(up[up >= 0])
+        if not len(up):
+            break
+        found.append(up)
+        up = owner_parent[up]
+    return unique_int(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
+def _hash_prefix(words: npt.NDArray[np.uint64], codes: Codes) -> npt.NDArray[np.uint64]:
+    """Prefix sums (wrapping) of each code's word; a set's hash is a difference of two."""
+    out = np.zeros(len(codes) + 1, dtype=np.uint64)
+    np.cumsum(words[codes], out=out[1:])
+    return out
+
+
+def _bad_chunks(
+    words: npt.NDArray[np.uint64],
+    n_chunks: int,
+    a_chunk: Ints,
+    a_offsets: Ints,
+    a_codes: Codes,
+    b_chunk: Ints,
+    b_offsets: Ints,
+    b_codes: Codes,
+) -> npt.NDArray[np.bool_]:
+    """Per local chunk, whether its sub-records on side a (offsets into
+    ``a_codes``, each ascending) and side b differ as multisets (or may: a hash
+    collision flags a chunk that is equal, never passes one that is not).
+    ``words`` holds a random word per code, the last one for code -1."""
+    bad = np.bincount(a_chunk, minlength=n_chunks) != np.bincount(b_chunk, minlength=n_chunks)
+    sides = []
+    for chunk, offsets, codes in ((a_chunk, a_offsets, a_codes), (b_chunk, b_offsets, b_codes)):
+        prefix = _hash_prefix(words, codes)
+        hashes = prefix[offsets[1:]] - prefix[offsets[:-1]]
+        lengths = np.diff(offsets)
+        keep = np.flatnonzero(~bad[chunk])
+        ordered = keep[np.lexsort((lengths[keep], hashes[keep], chunk[keep]))]
+        sides.append((chunk[ordered], offsets[ordered], lengths[ordered], hashes[ordered], codes))
+    (chunk, a_start, a_len, a_hash, _), (_, b_start, b_len, b_hash, _) = sides
+    differ = (a_len != b_len) | (a_hash != b_hash)
+    bad[chunk[differ]] = True
+    same = np.flatnonzero(~differ)
+    x = a_codes[concat_ranges(a_start[same], a_len[same])]
+    y = b_codes[concat_ranges(b_start[same], a_len[same])]
+    bad[chunk[same[np.repeat(np.arange(len(same)), a_len[same])[x != y]]]] = True
+    return bad
+
+
+def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
+    """Check the clusters ``data.order[span[0]:span[1]]`` and the joint clusters
+    above them (see the module doc)."""
+    d, n_clusters = data, data.n_clusters
+    clusters = d.order[span[0] : span[1]]
+    joints = ancestors(d.owner_parent, clusters)
+    owners = np.concatenate([clusters, joints])
+    n_owners = len(d.owner_offsets) - 1
+    local = np.full(n_owners, -1, dtype=np.int64)
+    local[owners] = np.arange(len(owners))
+    wide = d.n_labels + 1
+
+    # Published side: the owners' chunks, rows and items (local chunk numbers).
+    per_owner = d.owner_offsets[owners + 1] - d.owner_offsets[owners]
+    chunks = concat_ranges(d.owner_offsets[owners], per_owner)
+    chunk_owner = np.repeat(owners, per_owner)
+    per_chunk = d.chunk_offsets[chunks + 1] - d.chunk_offsets[chunks]
+    rows = concat_ranges(d.chunk_offsets[chunks], per_chunk)
+    row_chunk = np.repeat(np.arange(len(chunks)), per_chunk)
+    row_codes, row_lengths = d.items[csr_positions(d.row_offsets, rows)], d.row_offsets[rows + 1] - d.row_offsets[rows]
+    row_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(row_lengths, out=row_offsets[1:])
+    row_of = np.repeat(np.arange(len(rows)), row_lengths)
+    if len(row_codes) > 1 and np.any((np.diff(row_codes) <= 0) & (row_of[1:] == row_of[:-1])):
+        row_codes = row_codes[np.lexsort((row_codes, row_of))]  # rows as sets, ascending
+
+    # Domains: (owner, item) -> local chunk or TERM; an item twice in one view is a problem.
+    chunk_item = unique_int(pair_key(row_chunk[row_of], row_codes))
+    per_term = d.term_offsets[clusters + 1] - d.term_offsets[clusters]
+    term_codes = d.term_items[concat_ranges(d.term_offsets[clusters], per_term)]
+    term_keys = unique_int(np.repeat(clusters, per_term) * wide + term_codes)
+    entry_keys = np.concatenate([chunk_owner[chunk_item >> 32] * wide + (chunk_item & 0xFFFFFFFF), term_keys])
+    entry_target = np.concatenate([chunk_item >> 32, np.full(len(term_keys), TERM, dtype=np.int64)])
+    sorter = np.argsort(entry_keys, kind="stable")
+    keys, target_of = entry_keys[sorter], entry_target[sorter]
+    view_bad = np.zeros(n_owners, dtype=bool)  # a problem in the view of every cluster under it
+    twice = np.flatnonzero(keys[1:] == keys[:-1])
+    view_bad[keys[twice] // wide] = True
+    entry_owner, entry_item = keys // wide, keys % wide
+    up = d.owner_parent[entry_owner]
+    while np.any(up >= 0):
+        has = np.flatnonzero(up >= 0)
+        view_bad[entry_owner[has[_found(keys, up[has] * wide + entry_item[has])]]] = True
+        up[has] = d.owner_parent[up[has]]
+
+    # The clusters' records, item by item, looked up in the view of their cluster.
+    counts = d.member_offsets[clusters + 1] - d.member_offsets[clusters]
+    positions = d.members[concat_ranges(d.member_offsets[clusters], counts)]
+    record_cluster = np.repeat(clusters, counts)
+    lengths = d.indptr[positions + 1] - d.indptr[positions]
+    codes = d.codes[concat_ranges(d.indptr[positions], lengths)]
+    record = np.repeat(np.arange(len(positions)), lengths)
+    kept = codes != REMOVED
+    codes, record = codes[kept], record[kept]
+    at = np.full(len(codes), NONE, dtype=np.int64)
+    hit_entry = np.zeros(len(keys), dtype=bool)
+    owner = record_cluster[record]
+    pending = np.flatnonzero(codes >= 0)
+    while len(pending):
+        wanted = owner[pending] * wide + codes[pending]
+        spot = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+        hit = keys[spot] == wanted if len(keys) else np.zeros(len(pending), dtype=bool)
+        at[pending[hit]] = target_of[spot[hit]]
+        hit_entry[spot[hit]] = True
+        miss = pending[~hit]
+        owner[miss] = d.owner_parent[owner[miss]]
+        pending = miss[owner[miss] >= 0]
+
+    cluster_bad = np.zeros(n_owners, dtype=bool)
+    cluster_bad[clusters[(counts > d.sizes[clusters]) | (d.sizes[clusters] > counts + d.ghost_counts[clusters])]] = True
+    invented = (target_of == TERM) & ~hit_entry
+    cluster_bad[entry_owner[invented]] = True
+
+    # Projections (one sub-record per record and chunk it meets) plus ghosts against the rows.
+    meets = np.flatnonzero(at >= 0)
+    ordered = meets[np.lexsort((codes[meets], record[meets], at[meets]))]
+    group = at[ordered] * (len(positions) + 1) + record[ordered]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if len(group) else np.zeros(0, dtype=np.int64)
+    first_ghost = np.searchsorted(d.ghost_chunk, chunks)
+    ghosts_of = np.searchsorted(d.ghost_chunk, chunks, side="right") - first_ghost
+    ghosts = concat_ranges(first_ghost, ghosts_of)
+    ghost_lengths = d.ghost_offsets[ghosts + 1] - d.ghost_offsets[ghosts]
+    a_codes = np.concatenate([codes[ordered], d.ghost_items[csr_positions(d.ghost_offsets, ghosts)]])
+    a_lengths = np.concatenate([np.diff(np.r_[starts, len(ordered)]), ghost_lengths])
+    a_offsets = np.zeros(len(a_lengths) + 1, dtype=np.int64)
+    np.cumsum(a_lengths, out=a_offsets[1:])
+    a_chunk = np.concatenate([at[ordered[starts]], np.repeat(np.arange(len(chunks)), ghosts_of)])
+    words = np.random.default_rng(HASH_SEED).integers(0, 2**63, size=wide, dtype=np.uint64)
+    bad = _bad_chunks(words, len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes)
+    bad_owner = chunk_owner[bad]
+    cluster_bad[bad_owner[bad_owner < n_clusters]] = True
+    joint_bad = unique_int(bad_owner[bad_owner >= n_clusters]) - n_clusters
+
+    # A cluster is flagged when its own checks or any view above it failed.
+    flagged = cluster_bad[clusters] | view_bad[clusters]
+    above = d.owner_parent[clusters]
+    while np.any(above >= 0):
+        has = np.flatnonzero(above >= 0)
+        flagged[has] |= view_bad[above[has]]
+        above[has] = d.owner_parent[above[has]]
+    lost = np.bincount(local[record_cluster[record[at == NONE]]], minlength=len(clusters))
+    return UnitResult(int(lost[~flagged].sum()), np.sort(clusters[flagged]), joint_bad)
+
+
+def _found(keys: Ints, wanted: Ints) -> npt.NDArray[np.bool_]:
+    """Whether each of ``wanted`` is in the sorted ``keys``."""
+    if not len(keys):
+        return np.zeros(len(wanted), dtype=bool)
+    spot = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return keys[spot] == wanted
