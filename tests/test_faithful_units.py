@@ -6,6 +6,7 @@ to the release or the trail, both give the same count or the same witness."""
 from __future__ import annotations
 
 import copy
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +16,7 @@ from privtool.dataset import Dataset
 from privtool.pipeline import run_method
 from privtool.release import Cluster, JointCluster, Release
 from privtool.trail import Trail
+from privtool.verifiers import faithful_units, faithfulness
 from privtool.verifiers.faithfulness import Unfaithful, check_disassociated_content
 
 LABELS = [str(i) for i in range(9)]
@@ -28,7 +30,12 @@ def outcome_of(check):
 
 
 def both(release, original, trail):
+    """The unit check's result (one unit, and units of a few occurrences, which
+    must agree) and the per-cluster check's."""
     fast = outcome_of(lambda: check_disassociated_content(release, original, trail))
+    with mock.patch.object(faithfulness, "units", lambda occurrences: faithful_units.units(occurrences, most=4)):
+        small = outcome_of(lambda: check_disassociated_content(release, original, trail))
+    assert small == fast
     slow = outcome_of(lambda: check_disassociated_content(release, original, trail, fast=False))
     return fast, slow
 

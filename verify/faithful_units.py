@@ -30,12 +30,14 @@ import numpy as np
 import numpy.typing as npt
 
 from privtool.arrays import concat_ranges, csr_positions, pair_key, unique_int
-from privtool.release_arrays import Codes, Ints
+from privtool.release_arrays import Codes, Ints, ReleaseArrays
 
 NONE = -2
 """Lookup result of an occurrence whose item the cluster publishes nowhere."""
 TERM = -1
 """Lookup result of an occurrence whose item is in the cluster's term chunk."""
+SHARED = -3
+"""Lookup result ``SHARED - c`` of an occurrence whose item is in shared chunk ``c``."""
 REMOVED = -2
 """Code of an original occurrence the trail removed (``ContentArrays.codes``)."""
 HASH_SEED = 0x5EED_F417
@@ -73,47 +75,35 @@ class ContentArrays:
     """Each ghost's items in release codes, ascending (-1 for a label the release lacks)."""
     ghost_counts: Ints
     """Per cluster, the ghost sub-records the trail adds to it."""
-    order: Ints
-    """The clusters grouped by their top joint cluster (units are ranges of it)."""
+    joint_keys: Ints
+    """``owner * (n_labels + 1) + item`` of every item of every shared chunk, ascending."""
+    joint_chunks: Ints
+    """The release chunk index holding each of ``joint_keys``."""
 
 
 @dataclass(frozen=True)
 class UnitResult:
     """``silent``: item occurrences published nowhere in the unit's clusters that
-    were not flagged; ``clusters`` and ``joints``: positions flagged for the
-    per-cluster check."""
+    were not flagged; ``clusters``: positions flagged for the per-cluster check;
+    the records' projections on shared chunks (release chunk index, length,
+    codes), for :func:`bad_joints`."""
 
     silent: int
     clusters: Ints
-    joints: Ints
+    shared_chunk: Ints
+    shared_lengths: Ints
+    shared_codes: Codes
 
 
-def units(data: ContentArrays, occurrences: Ints, most: int = UNIT_OCCURRENCES) -> list[tuple[int, int]]:
-    """Ranges of :attr:`ContentArrays.order` with about ``most`` original
-    occurrences each (``occurrences`` per cluster), cut only between top joint clusters."""
-    n = len(data.order)
-    if n == 0:
+def units(occurrences: Ints, most: int = UNIT_OCCURRENCES) -> list[tuple[int, int]]:
+    """Ranges of clusters with about ``most`` original occurrences each
+    (``occurrences`` per cluster; a larger cluster alone)."""
+    if not len(occurrences):
         return []
-    top = top_owners(data.owner_parent, data.order)
-    allowed = np.flatnonzero(np.r_[False, top[1:] != top[:-1]])  # cuts between groups
-    done = np.cumsum(occurrences[data.order])
-    marks = np.arange(most, int(done[-1]) + 1, most, dtype=np.int64)
-    cuts: list[int] = []
-    if len(allowed):
-        cuts = allowed[np.minimum(np.searchsorted(done[allowed - 1], marks), len(allowed) - 1)].tolist()
-    bounds = [0, *sorted(set(cuts)), n]
+    done = np.cumsum(occurrences)
+    cuts = np.searchsorted(done, np.arange(most, int(done[-1]) + 1, most), side="right") + 1
+    bounds = [0, *sorted({min(int(c), len(occurrences)) for c in cuts.tolist()}), len(occurrences)]
     return [(a, b) for a, b in pairwise(bounds) if a < b]
-
-
-def top_owners(owner_parent: Ints, owners: Ints) -> Ints:
-    """The topmost owner above each of ``owners`` (itself when it has no parent)."""
-    top = np.array(owners, dtype=np.int64)
-    up = owner_parent[top]
-    while np.any(up >= 0):
-        lift = up >= 0
-        top[lift] = up[lift]
-        up = owner_parent[top]
-    return top
 
 
 def ancestors(owner_parent: Ints, owners: Ints) -> Ints:
@@ -169,39 +159,40 @@ def _bad_chunks(
     return bad
 
 
+def _words(wide: int) -> npt.NDArray[np.uint64]:
+    """A random word per code (``wide - 1`` codes; the last word for code -1)."""
+    return np.random.default_rng(HASH_SEED).integers(0, 2**63, size=wide, dtype=np.uint64)
+
+
 def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
-    """Check the clusters ``data.order[span[0]:span[1]]`` and the joint clusters
-    above them (see the module doc)."""
-    d, n_clusters = data, data.n_clusters
-    clusters = d.order[span[0] : span[1]]
+    """Check clusters ``span[0]..span[1]-1`` (see the module doc); their
+    records' projections on shared chunks are returned for :func:`bad_joints`."""
+    d = data
+    clusters = np.arange(span[0], span[1], dtype=np.int64)
     joints = ancestors(d.owner_parent, clusters)
-    owners = np.concatenate([clusters, joints])
     n_owners = len(d.owner_offsets) - 1
-    local = np.full(n_owners, -1, dtype=np.int64)
-    local[owners] = np.arange(len(owners))
     wide = d.n_labels + 1
 
-    # Published side: the owners' chunks, rows and items (local chunk numbers).
-    per_owner = d.owner_offsets[owners + 1] - d.owner_offsets[owners]
-    chunks = concat_ranges(d.owner_offsets[owners], per_owner)
-    chunk_owner = np.repeat(owners, per_owner)
-    per_chunk = d.chunk_offsets[chunks + 1] - d.chunk_offsets[chunks]
-    rows = concat_ranges(d.chunk_offsets[chunks], per_chunk)
-    row_chunk = np.repeat(np.arange(len(chunks)), per_chunk)
-    row_codes, row_lengths = d.items[csr_positions(d.row_offsets, rows)], d.row_offsets[rows + 1] - d.row_offsets[rows]
-    row_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(row_lengths, out=row_offsets[1:])
-    row_of = np.repeat(np.arange(len(rows)), row_lengths)
-    if len(row_codes) > 1 and np.any((np.diff(row_codes) <= 0) & (row_of[1:] == row_of[:-1])):
-        row_codes = row_codes[np.lexsort((row_codes, row_of))]  # rows as sets, ascending
+    # Published side: the clusters' record chunks, rows and items (local chunk numbers).
+    per_owner = d.owner_offsets[clusters + 1] - d.owner_offsets[clusters]
+    chunks = concat_ranges(d.owner_offsets[clusters], per_owner)
+    chunk_owner = np.repeat(clusters, per_owner)
+    row_chunk, row_offsets, row_codes = _rows(d, chunks)
+    row_of = np.repeat(np.arange(len(row_chunk)), np.diff(row_offsets))
 
-    # Domains: (owner, item) -> local chunk or TERM; an item twice in one view is a problem.
+    # Domains: (owner, item) -> where; an item twice in one view is a problem.
     chunk_item = unique_int(pair_key(row_chunk[row_of], row_codes))
     per_term = d.term_offsets[clusters + 1] - d.term_offsets[clusters]
     term_codes = d.term_items[concat_ranges(d.term_offsets[clusters], per_term)]
     term_keys = unique_int(np.repeat(clusters, per_term) * wide + term_codes)
-    entry_keys = np.concatenate([chunk_owner[chunk_item >> 32] * wide + (chunk_item & 0xFFFFFFFF), term_keys])
-    entry_target = np.concatenate([chunk_item >> 32, np.full(len(term_keys), TERM, dtype=np.int64)])
+    first = np.searchsorted(d.joint_keys, joints * wide)
+    taken = concat_ranges(first, np.searchsorted(d.joint_keys, (joints + 1) * wide) - first)
+    entry_keys = np.concatenate(
+        [chunk_owner[chunk_item >> 32] * wide + (chunk_item & 0xFFFFFFFF), term_keys, d.joint_keys[taken]]
+    )
+    entry_target = np.concatenate(
+        [chunk_item >> 32, np.full(len(term_keys), TERM, dtype=np.int64), SHARED - d.joint_chunks[taken]]
+    )
     sorter = np.argsort(entry_keys, kind="stable")
     keys, target_of = entry_keys[sorter], entry_target[sorter]
     view_bad = np.zeros(n_owners, dtype=bool)  # a problem in the view of every cluster under it
@@ -227,10 +218,10 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     hit_entry = np.zeros(len(keys), dtype=bool)
     owner = record_cluster[record]
     pending = np.flatnonzero(codes >= 0)
-    while len(pending):
+    while len(pending) and len(keys):
         wanted = owner[pending] * wide + codes[pending]
-        spot = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-        hit = keys[spot] == wanted if len(keys) else np.zeros(len(pending), dtype=bool)
+        spot = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        hit = keys[spot] == wanted
         at[pending[hit]] = target_of[spot[hit]]
         hit_entry[spot[hit]] = True
         miss = pending[~hit]
@@ -242,25 +233,21 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     invented = (target_of == TERM) & ~hit_entry
     cluster_bad[entry_owner[invented]] = True
 
-    # Projections (one sub-record per record and chunk it meets) plus ghosts against the rows.
-    meets = np.flatnonzero(at >= 0)
+    # Projections (one sub-record per record and chunk it meets): on record
+    # chunks, with the ghosts, against the rows; on shared chunks, returned.
+    meets = np.flatnonzero((at >= 0) | (at <= SHARED))
     ordered = meets[np.lexsort((codes[meets], record[meets], at[meets]))]
     group = at[ordered] * (len(positions) + 1) + record[ordered]
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if len(group) else np.zeros(0, dtype=np.int64)
-    first_ghost = np.searchsorted(d.ghost_chunk, chunks)
-    ghosts_of = np.searchsorted(d.ghost_chunk, chunks, side="right") - first_ghost
-    ghosts = concat_ranges(first_ghost, ghosts_of)
-    ghost_lengths = d.ghost_offsets[ghosts + 1] - d.ghost_offsets[ghosts]
-    a_codes = np.concatenate([codes[ordered], d.ghost_items[csr_positions(d.ghost_offsets, ghosts)]])
-    a_lengths = np.concatenate([np.diff(np.r_[starts, len(ordered)]), ghost_lengths])
-    a_offsets = np.zeros(len(a_lengths) + 1, dtype=np.int64)
-    np.cumsum(a_lengths, out=a_offsets[1:])
-    a_chunk = np.concatenate([at[ordered[starts]], np.repeat(np.arange(len(chunks)), ghosts_of)])
-    words = np.random.default_rng(HASH_SEED).integers(0, 2**63, size=wide, dtype=np.uint64)
-    bad = _bad_chunks(words, len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes)
-    bad_owner = chunk_owner[bad]
-    cluster_bad[bad_owner[bad_owner < n_clusters]] = True
-    joint_bad = unique_int(bad_owner[bad_owner >= n_clusters]) - n_clusters
+    sub_chunk, sub_lengths = at[ordered[starts]], np.diff(np.r_[starts, len(ordered)])
+    sub_codes = codes[ordered]
+    shared = sub_chunk <= SHARED
+    in_shared = np.repeat(shared, sub_lengths)
+    a_chunk, a_offsets, a_codes = _with_ghosts(
+        d, chunks, sub_chunk[~shared], sub_lengths[~shared], sub_codes[~in_shared]
+    )
+    bad = _bad_chunks(_words(wide), len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes)
+    cluster_bad[chunk_owner[bad]] = True
 
     # A cluster is flagged when its own checks or any view above it failed.
     flagged = cluster_bad[clusters] | view_bad[clusters]
@@ -269,8 +256,77 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
         has = np.flatnonzero(above >= 0)
         flagged[has] |= view_bad[above[has]]
         above[has] = d.owner_parent[above[has]]
-    lost = np.bincount(local[record_cluster[record[at == NONE]]], minlength=len(clusters))
-    return UnitResult(int(lost[~flagged].sum()), np.sort(clusters[flagged]), joint_bad)
+    lost = np.bincount(record_cluster[record[at == NONE]] - span[0], minlength=len(clusters))
+    return UnitResult(
+        int(lost[~flagged].sum()),
+        clusters[flagged],
+        SHARED - sub_chunk[shared],
+        sub_lengths[shared],
+        sub_codes[in_shared],
+    )
+
+
+def _rows(d: ContentArrays, chunks: Ints) -> tuple[Ints, Ints, Codes]:
+    """The rows of these chunks: each row's position in ``chunks``, offsets, and
+    codes (ascending within each row)."""
+    per_chunk = d.chunk_offsets[chunks + 1] - d.chunk_offsets[chunks]
+    rows = concat_ranges(d.chunk_offsets[chunks], per_chunk)
+    row_chunk = np.repeat(np.arange(len(chunks)), per_chunk)
+    row_codes, row_lengths = d.items[csr_positions(d.row_offsets, rows)], d.row_offsets[rows + 1] - d.row_offsets[rows]
+    row_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(row_lengths, out=row_offsets[1:])
+    row_of = np.repeat(np.arange(len(rows)), row_lengths)
+    if len(row_codes) > 1 and np.any((np.diff(row_codes) <= 0) & (row_of[1:] == row_of[:-1])):
+        row_codes = row_codes[np.lexsort((row_codes, row_of))]  # rows as sets, ascending
+    return row_chunk, row_offsets, row_codes
+
+
+def _with_ghosts(
+    d: ContentArrays, chunks: Ints, sub_chunk: Ints, lengths: Ints, codes: Codes
+) -> tuple[Ints, Ints, Codes]:
+    """Sub-records (``sub_chunk`` indexes ``chunks``) and the trail's ghosts of
+    those chunks together: (chunk, offsets, codes)."""
+    first_ghost = np.searchsorted(d.ghost_chunk, chunks)
+    ghosts_of = np.searchsorted(d.ghost_chunk, chunks, side="right") - first_ghost
+    ghosts = concat_ranges(first_ghost, ghosts_of)
+    all_lengths = np.concatenate([lengths, d.ghost_offsets[ghosts + 1] - d.ghost_offsets[ghosts]])
+    offsets = np.zeros(len(all_lengths) + 1, dtype=np.int64)
+    np.cumsum(all_lengths, out=offsets[1:])
+    all_codes = np.concatenate([codes, d.ghost_items[csr_positions(d.ghost_offsets, ghosts)]])
+    return np.concatenate([sub_chunk, np.repeat(np.arange(len(chunks)), ghosts_of)]), offsets, all_codes
+
+
+def joint_domains(arrays: ReleaseArrays, wide: int) -> tuple[Ints, Ints]:
+    """Every distinct item of every shared chunk as ``owner * wide + item``,
+    ascending, and the release chunk index holding it."""
+    first = int(arrays.owner_offsets[arrays.n_clusters])
+    start = int(arrays.row_offsets[arrays.chunk_offsets[first]])
+    rows_per_chunk = np.diff(arrays.chunk_offsets[first:])
+    chunk_of_row = np.repeat(np.arange(first, arrays.n_chunks, dtype=np.int64), rows_per_chunk)
+    chunk_of_code = np.repeat(chunk_of_row, np.diff(arrays.row_offsets[arrays.chunk_offsets[first] :]))
+    pairs = unique_int(pair_key(chunk_of_code, arrays.items[start:]))
+    chunks, items = pairs >> 32, pairs & 0xFFFFFFFF
+    keys = (np.searchsorted(arrays.owner_offsets, chunks, side="right") - 1) * wide + items
+    order = np.argsort(keys, kind="stable")
+    return keys[order], chunks[order]
+
+
+def bad_joints(data: ContentArrays, results: list[UnitResult]) -> Ints:
+    """The joint clusters (positions) whose shared chunks are not exactly the
+    projections the units returned plus their ghosts."""
+    d = data
+    first = int(d.owner_offsets[d.n_clusters])
+    chunks = np.arange(first, len(d.chunk_offsets) - 1, dtype=np.int64)
+    row_chunk, row_offsets, row_codes = _rows(d, chunks)
+    sub_chunk = np.concatenate([r.shared_chunk for r in results] or [np.zeros(0, dtype=np.int64)]) - first
+    lengths = np.concatenate([r.shared_lengths for r in results] or [np.zeros(0, dtype=np.int64)])
+    codes = np.concatenate([r.shared_codes for r in results] or [np.zeros(0, dtype=np.int32)])
+    a_chunk, a_offsets, a_codes = _with_ghosts(d, chunks, sub_chunk, lengths, codes)
+    bad = _bad_chunks(
+        _words(d.n_labels + 1), len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes
+    )
+    owners = np.searchsorted(d.owner_offsets, chunks[bad], side="right") - 1
+    return unique_int(owners) - d.n_clusters
 
 
 def _found(keys: Ints, wanted: Ints) -> npt.NDArray[np.bool_]:

@@ -45,7 +45,7 @@ from privtool.results import Certificate
 from privtool.trail import Trail
 
 from .chunk_batches import release_arrays
-from .faithful_units import REMOVED, ContentArrays, ancestors, check_unit, top_owners, units
+from .faithful_units import REMOVED, ContentArrays, bad_joints, check_unit, joint_domains, units
 from .matching import unmatched_subsets
 from .reconstruction_bounds import ClusterViews, OverlappingJointClusters, joint_parents
 
@@ -250,16 +250,12 @@ def check_disassociated_content(
     silent = 0  # occurrences removed without a trail entry (partial suppression)
     if fast and not set(arrays.cluster_ids) & set(arrays.joint_ids):
         data = content_arrays(arrays, views, original, records, (members, member_offsets), trail)
-        spans = units(data, _occurrences_per_cluster(original, cluster_of, arrays.n_clusters))
+        spans = units(_occurrences_per_cluster(original, cluster_of, arrays.n_clusters))
         check = partial(check_unit, data)
         results = ctx.map(check, spans, "faithfulness: clusters") if ctx is not None else list(map(check, spans))
         silent += sum(r.silent for r in results)
-        slow_clusters = np.sort(np.concatenate([r.clusters for r in results] or [np.zeros(0, dtype=np.int64)]))
-        slow_joints = np.concatenate([r.joints for r in results] or [np.zeros(0, dtype=np.int64)])
-        unreached = np.setdiff1d(
-            np.arange(arrays.n_joint_clusters), ancestors(data.owner_parent, data.order) - arrays.n_clusters
-        )
-        slow_joints = np.union1d(slow_joints, unreached)
+        slow_clusters = np.concatenate([r.clusters for r in results] or [np.zeros(0, dtype=np.int64)])
+        slow_joints = bad_joints(data, results)
     else:
         slow_clusters, slow_joints = np.arange(arrays.n_clusters), np.arange(arrays.n_joint_clusters)
     for c in slow_clusters.tolist():
@@ -355,7 +351,7 @@ def content_arrays(
     for g in trail.ghost_records:
         if g["cluster"] in owners and owners[g["cluster"]] < n_clusters:
             ghost_counts[owners[g["cluster"]]] += 1
-    top = top_owners(owner_parent, np.arange(n_clusters))
+    joint_keys, joint_chunks = joint_domains(arrays, len(arrays.labels) + 1)
     return ContentArrays(
         n_clusters=n_clusters,
         n_labels=len(arrays.labels),
@@ -375,7 +371,8 @@ def content_arrays(
         ghost_offsets=offsets_of(len(items) for _, items in ghosts),
         ghost_items=np.array([code for _, items in ghosts for code in items], dtype=np.int32),
         ghost_counts=ghost_counts,
-        order=np.argsort(top, kind="stable"),
+        joint_keys=joint_keys,
+        joint_chunks=joint_chunks,
     )
 
 
