@@ -229,6 +229,7 @@ class _Sources:
         self.n_record = len(record_chunks)
         self.shared_of = shared_of
         self.position = {key: s for s, key in enumerate(self.keys)}
+        self._options_of: dict[str, list[tuple[int, int]]] = {}
 
     @cached_property
     def options(self) -> dict[str, list[tuple[int, int]]]:
@@ -248,9 +249,17 @@ class _Sources:
         return sorted(self.options)
 
     def options_of(self, item: str) -> list[tuple[int, int]]:
-        """(source index, mask) of each source of ``item`` in the view."""
+        """(source index, mask) of each source of ``item`` in the view (kept
+        once found: the release's search asks for the same item, the weak part,
+        with every item it is paired with)."""
         if "options" in self.__dict__:
             return self.options.get(item, [])
+        found = self._options_of.get(item)
+        if found is None:
+            found = self._options_of[item] = self._find_options(item)
+        return found
+
+    def _find_options(self, item: str) -> list[tuple[int, int]]:
         if self.shared_of is None:
             found = [(s, b.mask_of[item]) for s, b in enumerate(self.bits) if item in b.mask_of]
         else:
@@ -585,7 +594,9 @@ def _stop_reason(violations: int, ctx: Context) -> str:
 class _ItemIndex:
     """Where each item of a release is, from its arrays: the clusters whose
     record chunks or term chunk hold it (:meth:`own`) and the shared chunks
-    holding it (:meth:`shared`), each answered by a binary search."""
+    holding it (:meth:`shared`), each answered by a binary search; the shared
+    chunks of an item are kept once found (every cluster's sources ask for
+    them, once per itemset the item is in)."""
 
     def __init__(self, views: ClusterViews) -> None:
         a = views.arrays
@@ -614,6 +625,7 @@ class _ItemIndex:
         self.shared_keys = np.unique(
             (items[shared][known] * max(1, len(self.joints)) + ranks[known]) * self.width + index[known]
         )
+        self._shared: dict[str, list[tuple[str, int]]] = {}
 
     def own(self, item: str) -> list[int]:
         """The clusters whose record chunks or term chunk hold ``item``, ascending."""
@@ -625,6 +637,12 @@ class _ItemIndex:
 
     def shared(self, item: str) -> list[tuple[str, int]]:
         """The shared chunks holding ``item`` as (joint id, chunk index)."""
+        found = self._shared.get(item)
+        if found is None:
+            found = self._shared[item] = self._find_shared(item)
+        return found
+
+    def _find_shared(self, item: str) -> list[tuple[str, int]]:
         code = self.code.get(item)
         if code is None:
             return []
@@ -646,11 +664,6 @@ class _ReleaseMaximum:
         self.sources: dict[int, _Sources] = {}
         self.shared_bits: dict[SourceKey, ChunkBits] = {}
         self.index = _ItemIndex(views)
-        self.under: dict[str, list[int]] = defaultdict(list)  # the clusters under each joint cluster
-        for n, chain in enumerate(views.chains):
-            for joint in chain:
-                self.under[joint].append(n)
-        self.clusters_of: dict[str, frozenset[int]] = {}
         self.chains = views.chains  # ancestors, nearest first
         self.items_of_joint: dict[str, set[str]] = {}
         # Visit order: round robin over the top-level trees (a joint cluster's
@@ -663,6 +676,12 @@ class _ReleaseMaximum:
         for tree, members in enumerate(tops.values()):
             for rank, n in enumerate(members):
                 self.order[n] = rank * len(tops) + tree
+        self.under: dict[str, list[int]] = defaultdict(list)  # the clusters under each joint cluster
+        for n, chain in enumerate(views.chains):
+            for joint in chain:
+                self.under[joint].append(n)
+        self.holders_of: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
+        self.clusters_of: dict[str, list[int]] = {}
 
     def view_items(self, n: int) -> set[str]:
         """Every item cluster ``n``'s view holds (its chunks, its term chunk and
@@ -680,14 +699,36 @@ class _ReleaseMaximum:
             items |= found
         return items
 
-    def _clusters(self, item: str) -> frozenset[int]:
-        """The clusters whose view holds ``item`` (computed once per item)."""
+    def _holders(self, item: str) -> tuple[frozenset[int], frozenset[str]]:
+        """The clusters whose own chunks hold ``item`` and the joint clusters
+        whose shared chunks do (computed once per item)."""
+        found = self.holders_of.get(item)
+        if found is None:
+            joints = frozenset(joint for joint, _ in self.index.shared(item))
+            found = self.holders_of[item] = (frozenset(self.index.own(item)), joints)
+        return found
+
+    def _clusters_of(self, item: str) -> list[int]:
+        """The clusters whose view holds ``item``, in visit order (computed once per item)."""
         found = self.clusters_of.get(item)
         if found is None:
-            joints = {joint for joint, _ in self.index.shared(item)}
-            found = frozenset(self.index.own(item)).union(*(self.under[j] for j in joints))
+            own, joints = self._holders(item)
+            found = sorted(own.union(*(self.under[j] for j in joints)), key=self.order.__getitem__)
             self.clusters_of[item] = found
         return found
+
+    def _clusters(self, itemset: Sequence[str]) -> Iterator[int]:
+        """The clusters whose view holds every item of ``itemset``, in visit
+        order, found lazily (the walk usually stops after a few): those of the
+        item held by the fewest clusters, each kept if the others are in its
+        view, so the clusters of a frequent item are never listed."""
+        holders = [self._holders(x) for x in itemset]
+        bounds = [len(own) + sum(len(self.under[j]) for j in joints) for own, joints in holders]
+        lead = bounds.index(min(bounds))
+        others = holders[:lead] + holders[lead + 1 :]
+        for n in self._clusters_of(itemset[lead]):
+            if all(n in own or not joints.isdisjoint(self.chains[n]) for own, joints in others):
+                yield n
 
     def _source(self, n: int) -> _Sources:
         found = self.sources.get(n)
@@ -712,14 +753,13 @@ class _ReleaseMaximum:
         is the same from each; a part that disagrees (only possible when an item
         has several sources, a malformed release) makes the walk visit every
         cluster and fall back to :func:`combine`."""
-        clusters = self._clusters(itemset[0]).intersection(*(self._clusters(x) for x in itemset[1:]))
         parts: list[tuple[str, int, dict[str, int]]] = []
         cap: dict[str, int] = {}
         below: dict[str, int] = defaultdict(int)  # sum of the children's f, per joint
         value: dict[str, int] = {}  # f, per joint
         saturated: set[str] = set()
         total, consistent = 0, True
-        for n in sorted(clusters, key=self.order.__getitem__):
+        for n in self._clusters(itemset):
             chain = self.chains[n]
             if consistent and any(joint in saturated for joint in chain):
                 continue
