@@ -678,7 +678,7 @@ class _ReleaseMaximum:
         for n, chain in enumerate(views.chains):
             for joint in chain:
                 self.under[joint].append(n)
-        self.holders_of: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
+        self.holders_of: dict[str, tuple[frozenset[int], frozenset[str], int]] = {}
         self.clusters_of: dict[str, list[int]] = {}
 
     def view_items(self, n: int) -> set[str]:
@@ -697,20 +697,21 @@ class _ReleaseMaximum:
             items |= found
         return items
 
-    def _holders(self, item: str) -> tuple[frozenset[int], frozenset[str]]:
-        """The clusters whose own chunks hold ``item`` and the joint clusters
-        whose shared chunks do (computed once per item)."""
+    def _holders(self, item: str) -> tuple[frozenset[int], frozenset[str], int]:
+        """The clusters whose own chunks hold ``item``, the joint clusters whose
+        shared chunks do, and a bound on the clusters whose view holds it
+        (computed once per item)."""
         found = self.holders_of.get(item)
         if found is None:
-            joints = frozenset(joint for joint, _ in self.index.shared(item))
-            found = self.holders_of[item] = (frozenset(self.index.own(item)), joints)
+            own, joints = frozenset(self.index.own(item)), frozenset(joint for joint, _ in self.index.shared(item))
+            found = self.holders_of[item] = (own, joints, len(own) + sum(len(self.under[j]) for j in joints))
         return found
 
     def _clusters_of(self, item: str) -> list[int]:
         """The clusters whose view holds ``item``, in visit order (computed once per item)."""
         found = self.clusters_of.get(item)
         if found is None:
-            own, joints = self._holders(item)
+            own, joints, _ = self._holders(item)
             found = sorted(own.union(*(self.under[j] for j in joints)), key=self.order.__getitem__)
             self.clusters_of[item] = found
         return found
@@ -721,11 +722,11 @@ class _ReleaseMaximum:
         item held by the fewest clusters, each kept if the others are in its
         view, so the clusters of a frequent item are never listed."""
         holders = [self._holders(x) for x in itemset]
-        bounds = [len(own) + sum(len(self.under[j]) for j in joints) for own, joints in holders]
+        bounds = [bound for _, _, bound in holders]
         lead = bounds.index(min(bounds))
         others = holders[:lead] + holders[lead + 1 :]
         for n in self._clusters_of(itemset[lead]):
-            if all(n in own or not joints.isdisjoint(self.chains[n]) for own, joints in others):
+            if all(n in own or not joints.isdisjoint(self.chains[n]) for own, joints, _ in others):
                 yield n
 
     def _source(self, n: int) -> _Sources:
