@@ -9,7 +9,9 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 from collections import Counter
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from privtool.dataset import Dataset
 from privtool.errors import ParameterError
 from privtool.executors import ProcessExecutor, SerialExecutor
 from privtool.pipeline import run_method
+from privtool.plugins.disassociation import horpart
 from privtool.plugins.disassociation.horpart import partition
 from privtool.plugins.disassociation.tlost import tlost
 from privtool.plugins.disassociation.verpart import cluster_terms, greedy_chunks, pair_greedy_chunks, verpart
@@ -298,11 +301,17 @@ def reference_partition(
     st.sampled_from(["horpart", "horpart-literal", "suppression", "adding", "adding-skip-sibling", "remaining-list"]),
     st.integers(2, 5),
     st.integers(0, 10),
+    st.sampled_from([0.0, 1.0, math.inf]),
 )
-def test_partition_matches_reference(records: list[list[int]], strategy: str, k: int, extra: int) -> None:
+def test_partition_matches_reference(
+    records: list[list[int]], strategy: str, k: int, extra: int, own_index_above: float
+) -> None:
+    """Whichever transpose the parts look their holders up in (their own from
+    the first split, the dataset's throughout, or the default switch)."""
     ds = Dataset.from_records([[str(t) for t in r] for r in records])
     sets = [set(ds.record(i).tolist()) for i in range(ds.n_records)]
-    result = partition(ds, k, k + extra, strategy)
+    with mock.patch.object(horpart, "OWN_INDEX_ABOVE", own_index_above):
+        result = partition(ds, k, k + extra, strategy)
     assert ([c.tolist() for c in result.clusters], result.suppressed.tolist()) == reference_partition(
         sets, k, k + extra, strategy
     )

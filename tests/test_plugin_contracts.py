@@ -175,6 +175,10 @@ def test_chunks_must_split_exactly_the_terms_of_their_cluster() -> None:
     assert check_result(chunker, "chunk_batch", shared, (batch,)) == "chunks for cluster 4 that share a term"
     missing = [ChunkedCluster(((0,),), (2,)), good[1]]
     assert "for cluster 3 that do not hold exactly the terms" in check_result(chunker, "chunk_batch", missing, (batch,))
+    labels = [ChunkedCluster((("a", 1),), (2,)), good[1]]  # a label among the term ids
+    assert check_result(chunker, "chunk_batch", labels, (batch,)) == (
+        "chunks for cluster 3 that hold a str ('a'), not an integer term"
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -199,7 +203,7 @@ def test_the_batch_check_finds_what_the_check_of_each_cluster_finds(
         terms = np.unique(batch.cluster(c).items).tolist()
         where = data.draw(st.lists(st.integers(0, 2), min_size=len(terms), max_size=len(terms)))
         placed: list[Any] = [[t for t, w in zip(terms, where, strict=True) if w == n] for n in range(3)]
-        fault = data.draw(st.sampled_from(["none", "none", "drop", "add", "repeat", "float"]))
+        fault = data.draw(st.sampled_from(["none", "none", "drop", "add", "repeat", "float", "label", "list"]))
         if fault == "drop" and terms:
             placed[0] = placed[0][1:]
         elif fault == "add":
@@ -208,6 +212,8 @@ def test_the_batch_check_finds_what_the_check_of_each_cluster_finds(
             placed[2].append(terms[0])
         elif fault == "float" and placed[0]:
             placed[0][0] = placed[0][0] + 0.5
+        elif fault in ("label", "list") and placed[0]:  # a label or a list where a term id belongs
+            placed[0][0] = str(placed[0][0]) if fault == "label" else [placed[0][0]]
         result.append(ChunkedCluster(tuple(tuple(d) for d in placed[1:] if d), tuple(placed[0])))
     one_by_one = [
         _cluster_terms_problem(chunked, np.unique(batch.cluster(c).items), "") for c, chunked in enumerate(result)

@@ -150,6 +150,9 @@ def _cluster_terms_problem(chunked: Any, terms: np.ndarray, where: str) -> str |
     if not isinstance(chunked, ChunkedCluster):
         return f"a {type(chunked).__name__} {where}, not a ChunkedCluster"
     placed = [t for domain in chunked.record_chunks for t in domain] + list(chunked.term_chunk)
+    strange = next((t for t in placed if not isinstance(t, int | np.integer)), None)
+    if strange is not None:
+        return f"chunks {where} that hold a {type(strange).__name__} ({strange!r}), not an integer term"
     if len(placed) != len(set(placed)):
         return f"chunks {where} that share a term"
     if sorted(placed) != terms.tolist():

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from privtool.arrays import stable_order
 from privtool.components import Partitioning
 from privtool.dataset import Dataset
 
@@ -52,23 +53,26 @@ KEEP_SMALL = ("horpart", "horpart-literal")
 """Strategies that publish a part with fewer than k records as a cluster."""
 
 
-class _Part:
-    """A group of records waiting on the stack. ``rows`` may still list records
-    that have since moved to a child part (``stale``); the part's own records
-    are those whose ``owner`` is its ``id``. ``counts`` holds the support of
-    every term in the part, zero for the terms in ``ignore``."""
+OWN_INDEX_ABOVE = 1.0
+"""A part looks a term's holders up in its own transpose, built once, as soon as
+the dataset's transpose lists more than this many holders of the term per
+occurrence in the part (tests set 0 and infinity to force either way)."""
 
-    __slots__ = ("counts", "id", "ignore", "rows", "size", "stale")
+
+class _Part:
+    """A group of records waiting on the stack: the records of ``rows`` whose
+    ``owner`` is its ``id``. ``rows`` also lists records carved off into a
+    child part since, which may come back: the stack is a chain of parts each
+    carved from the one below, so whatever joins a part (a small part added back
+    under ADDING) comes from ``rows``. ``counts`` holds the support of every term
+    in the part, zero for the terms in ``ignore``; ``index``, once built, is the
+    part's own transpose over ``rows`` (:func:`transpose_of`)."""
+
+    __slots__ = ("counts", "id", "ignore", "index", "rows", "size")
 
     def __init__(self, pid: int, rows: np.ndarray, counts: np.ndarray, ignore: tuple[int, ...]) -> None:
-        self.id, self.rows, self.size, self.counts, self.ignore, self.stale = (
-            pid,
-            rows,
-            len(rows),
-            counts,
-            ignore,
-            False,
-        )
+        self.id, self.rows, self.size, self.counts, self.ignore = pid, rows, len(rows), counts, ignore
+        self.index: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def items_of(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
@@ -84,20 +88,29 @@ def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndar
     return items_of(dataset, rows), np.repeat(np.arange(len(rows), dtype=np.int64), dataset.sizes[rows])
 
 
+def transpose_of(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The transpose of the records ``rows``: ``(item_ptr, holders)``, the
+    records of ``rows`` holding item ``j`` being ``holders[item_ptr[j]:item_ptr[j + 1]]``
+    (in the order of ``rows``)."""
+    items, local = occurrences(dataset, rows)
+    item_ptr = np.zeros(dataset.n_items + 1, dtype=np.int64)
+    np.cumsum(np.bincount(items, minlength=dataset.n_items), out=item_ptr[1:])
+    return item_ptr, rows[local[stable_order(items, dataset.n_items)]]
+
+
 class _Splitter:
     """The split loop's state: which part owns each record, and the parts."""
 
     def __init__(self, dataset: Dataset) -> None:
         self.dataset = dataset
         self.owner = np.zeros(dataset.n_records, dtype=np.int64)
-        self.item_ptr, self.item_rows = dataset.transpose()  # not cached on the dataset: freed with the splitter
+        # not cached on the dataset: freed with the splitter
+        self.item_ptr, self.item_rows = transpose_of(dataset, np.arange(dataset.n_records, dtype=np.int64))
         self.next_id = 0
 
-    def counts(self, rows: np.ndarray, ignore: tuple[int, ...], items: np.ndarray | None = None) -> np.ndarray:
-        """Term supports in ``rows`` (whose items are ``items`` when known), zero on ``ignore``."""
-        if items is None:
-            items = items_of(self.dataset, rows)
-        counts = np.bincount(items, minlength=self.dataset.n_items).astype(np.int64)
+    def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
+        """Term supports in ``rows``, zero on ``ignore``."""
+        counts = np.bincount(items_of(self.dataset, rows), minlength=self.dataset.n_items).astype(np.int64)
         if ignore:
             counts[list(ignore)] = 0
         return counts
@@ -109,31 +122,40 @@ class _Splitter:
         return _Part(self.next_id, rows, self.counts(rows, ignore) if counts is None else counts, ignore)
 
     def rows(self, part: _Part) -> np.ndarray:
-        """The records the part still owns."""
-        if part.stale:
-            part.rows = part.rows[self.owner[part.rows] == part.id]
-            part.stale = False
-        return part.rows
+        """The records the part owns."""
+        return part.rows[self.owner[part.rows] == part.id]
+
+    def add(self, part: _Part, rows: np.ndarray) -> None:
+        """Give ``part`` the records ``rows`` (of ``part.rows``: see :class:`_Part`)."""
+        part.counts += self.counts(rows, part.ignore)
+        part.size += len(rows)
+        self.owner[rows] = part.id
+
+    def holders(self, part: _Part, term: int) -> np.ndarray:
+        """Records of ``part.rows`` (and maybe others) holding ``term``: from the
+        dataset's transpose while it lists few enough of them (:data:`OWN_INDEX_ABOVE`),
+        else from the part's own transpose, built once (by then
+        no child of the part is on the stack, so whatever joins it later is of
+        its records now: ``rows`` shrinks to them)."""
+        if part.index is None:
+            holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
+            if len(holders) <= OWN_INDEX_ABOVE * int(part.counts.sum()):
+                return holders
+            part.rows = self.rows(part)
+            part.index = transpose_of(self.dataset, part.rows)
+        item_ptr, holders = part.index
+        return holders[item_ptr[term] : item_ptr[term + 1]]
 
     def carve(self, part: _Part, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Take the records holding ``term`` out of ``part``, which keeps the rest
         and ignores ``term`` from now on; returns their rows and term counts
         (zero on the part's ignore set and ``term``)."""
-        holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
-        if len(holders) <= int(part.counts.sum()):  # fewer holders to look up than occurrences to read
-            taken = holders[self.owner[holders] == part.id]
-            counts = self.counts(taken, part.ignore)
-        else:
-            rows = self.rows(part)
-            items, local = occurrences(self.dataset, rows)
-            has = np.zeros(len(rows), dtype=bool)
-            has[local[items == term]] = True
-            taken = rows[has]
-            counts = self.counts(taken, part.ignore, items[has[local]])
+        holders = self.holders(part, term)
+        taken = holders[self.owner[holders] == part.id]
+        counts = self.counts(taken, part.ignore)
         part.counts -= counts
         counts[term] = 0
         part.size -= len(taken)
-        part.stale = True
         part.ignore = (*part.ignore, term)
         self.owner[taken] = 0
         return taken, counts
@@ -174,11 +196,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
         elif strategy == "remaining-list":
             remaining.append(rows)
         elif stack:  # adding: into the next part on the stack
-            target = stack[-1]
-            target.counts += split.counts(rows, target.ignore)
-            target.rows = np.concatenate([split.rows(target), rows])
-            target.size += len(rows)
-            split.owner[rows] = target.id
+            split.add(stack[-1], rows)
         elif saved:  # adding, nothing waits: into the last saved cluster
             saved[-1] = np.concatenate([saved[-1], rows])
         else:
