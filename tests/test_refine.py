@@ -8,6 +8,8 @@ real dataset.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,6 +22,8 @@ from privtool.io import read_dataset
 from privtool.plugins.disassociation.horpart import STRATEGIES, partition
 from privtool.plugins.disassociation.refine import refine
 from privtool.plugins.disassociation.verpart import verpart_batch
+
+refine_module = importlib.import_module("privtool.plugins.disassociation.refine")  # the package exports the function
 
 CHUNKERS = ("verpart", "term-chunk", "random")
 """VERPART, and two chunkers a third-party plugin could be: every term in the
@@ -69,6 +73,42 @@ def test_refine_matches_the_reference_walk(
     dataset = Dataset.from_records([[str(t) for t in row] for row in rows])
     fast, slow = plans_of(dataset, k, m, k + extra, strategy, chunker)
     assert fast == slow
+
+
+@settings(max_examples=60, deadline=None)
+@given(records, st.integers(2, 5), st.integers(1, 40), st.sampled_from(CHUNKERS))
+def test_refine_matches_the_reference_walk_in_small_batches(
+    rows: list[list[int]], k: int, batch: int, chunker: str
+) -> None:
+    """The initial residual supports read in batches of any size (down to
+    one cluster at a time) give the reference's joint clusters."""
+    dataset = Dataset.from_records([[str(t) for t in row] for row in rows])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(refine_module, "RESIDUAL_BATCH_OCCURRENCES", batch)
+        fast, slow = plans_of(dataset, k, 2, k + 3, "adding", chunker)
+    assert fast == slow
+
+
+def test_refine_leaves_out_groups_it_can_no_longer_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The property above covers the passes that leave out the groups whose
+    residual terms no other group holds (``_Groups.joinable``): on inputs of
+    its kind plus records whose rare term no other record holds, some passes
+    do leave groups out."""
+    left_out: list[int] = []
+    joinable = refine_module._Groups.joinable
+
+    def spy(self: refine_module._Groups, active: np.ndarray, k: int) -> np.ndarray:
+        kept = joinable(self, active, k)
+        left_out.append(len(active) - len(kept))
+        return kept
+
+    monkeypatch.setattr(refine_module._Groups, "joinable", spy)
+    rng = np.random.default_rng(11)
+    shared = [sorted({str(t) for t in rng.integers(0, 25, rng.integers(1, 8))}) for _ in range(160)]
+    rows = shared + [["frequent", f"once-{i}"] for i in range(60)]  # clusters whose rare terms no one else has
+    fast, slow = plans_of(Dataset.from_records(rows), 3, 2, 6, "adding")
+    assert fast == slow
+    assert len(fast) >= 5 and sum(left_out) > 0
 
 
 @pytest.mark.parametrize("chunker", CHUNKERS)

@@ -10,6 +10,8 @@ reading the validating way, and the fast writer gives the same bytes."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privtool import release_bytes
+from privtool import release_tokens
 from privtool.claims import Claim
 from privtool.errors import InputError
 from privtool.release import (
@@ -116,6 +118,12 @@ MUTATIONS = b'[]{},:"@0 1a\\\n'
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(releases(), st.data())
 def test_a_mutated_file_reads_fast_as_it_reads_validated(release: Release, data: st.DataObject) -> None:
+    text = mutated(release, data)
+    assert outcome(read_bytes, text) == outcome(validating, text)
+
+
+def mutated(release: Release, data: st.DataObject) -> bytes:
+    """The release's file with one to three bytes or short runs deleted, replaced, inserted or repeated."""
     text = bytearray(canonical_text(release))
     for _ in range(data.draw(st.integers(1, 3))):
         at = data.draw(st.integers(0, len(text) - 1))
@@ -129,7 +137,44 @@ def test_a_mutated_file_reads_fast_as_it_reads_validated(release: Release, data:
             text.insert(at, byte)
         else:
             text[at:at] = text[at : at + data.draw(st.integers(1, 12))]
-    assert outcome(read_bytes, bytes(text)) == outcome(validating, bytes(text))
+    return bytes(text)
+
+
+@contextmanager
+def blocks_of(size: int) -> Iterator[None]:
+    """The fast reader tokenising blocks of ``size`` bytes (a string crossing a cut ends its block)."""
+    block = release_tokens.BLOCK
+    release_tokens.BLOCK = size
+    try:
+        yield
+    finally:
+        release_tokens.BLOCK = block
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(releases(), st.booleans(), st.integers(1, 80), st.data())
+def test_reading_in_small_blocks_gives_the_same_release_or_error(
+    release: Release, mutate: bool, size: int, data: st.DataObject
+) -> None:
+    """Blocks cut anywhere (inside a run, a gap, a key; blocks of one string;
+    the last block padded or not) number the strings across blocks and place the
+    runs as one block does."""
+    text = mutated(release, data) if mutate else canonical_text(release)
+    with blocks_of(size):
+        small = outcome(read_bytes, text)
+        assert mutate or (parse_canonical(text) is None) == (b"\\" in text)  # read the fast way
+    assert small == outcome(read_bytes, text) == outcome(validating, text)
+    if small[0] == "release" and not mutate:
+        assert small[1].dumps().encode("utf-8") == text
+
+
+def test_a_release_with_more_strings_than_int32_numbers_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    release = Release("sanitized", {"k": 2}, {}, {}, records=[["a"], ["a", "b"], ["c"]])
+    data = canonical_text(release)
+    assert read_bytes(data) == release
+    monkeypatch.setattr(release_tokens, "MAX_STRINGS", 3)
+    with blocks_of(8), pytest.raises(InputError, match="more than 3 strings, more than privtool can number"):
+        read_bytes(data)
 
 
 def swapped_rows(release: Release) -> Release:
@@ -206,12 +251,12 @@ def test_version_1_files_read_the_validating_way(tmp_path: Path) -> None:
 @given(st.lists(st.lists(st.integers(1, 5), min_size=2, max_size=2), max_size=60), st.booleans())
 def test_hashing_finds_the_distinct_keys(rows: list[list[int]], collide: bool) -> None:
     keys = np.array(rows, dtype=np.uint64).reshape(-1, 2)[:, : 1 + collide]
-    multipliers = release_bytes._HASHES
+    multipliers = release_tokens._HASHES
     if collide:  # one multiplier, 1, which sends every small key to slot 0: the rounds give up, np.unique ends
-        release_bytes._HASHES = (1,)
+        release_tokens._HASHES = (1,)
     try:
-        number, distinct = release_bytes._hash_distinct(keys)
+        number, distinct = release_tokens._hash_distinct(keys)
     finally:
-        release_bytes._HASHES = multipliers
+        release_tokens._HASHES = multipliers
     assert np.array_equal(distinct[number], keys)
     assert len(distinct) == len(np.unique(keys, axis=0))

@@ -22,6 +22,8 @@ from privtool.dataset import Dataset
 from privtool.registry import Registry
 from privtool.release import Cluster, JointCluster, Release, release_from_json
 from privtool.release_arrays import ReleaseArrays
+from privtool.verifiers.joint_tree import laminar_parents
+from privtool.verifiers.reconstruction_bounds import OverlappingJointClusters, joint_parents
 from privtool.verifiers.structure import check_structure
 
 CLAIM = {"model": "km-anonymity", "k": 2, "m": 2, "adversary": "consistent-reconstruction"}
@@ -255,3 +257,17 @@ def test_checks_on_the_arrays_find_what_the_nested_walk_finds(release: Release, 
     )
     assert held.backing_arrays is not None
     assert check_structure(held, original) == check_structure(release, original)
+
+
+@settings(max_examples=300, deadline=None)
+@given(disassociated())
+def test_laminar_parents_on_the_arrays_is_joint_parents(release: Release) -> None:
+    """Oracle for the joint tree worked out on the arrays: the parents
+    ``joint_parents`` finds on the nested release, and a refusal exactly when
+    it finds joint clusters that do not nest (every member here is a cluster)."""
+    arrays = ReleaseArrays.from_nested(release.clusters, release.joint_clusters, [])
+    try:
+        expected: dict[str, str] | None = joint_parents(release)
+    except OverlappingJointClusters:
+        expected = None
+    assert laminar_parents(arrays) == expected

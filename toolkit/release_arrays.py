@@ -223,36 +223,51 @@ class ReleaseArrays:
         )
 
 
+SLICE = 1 << 20
+"""Pairs of items or of rows the order checks look at a time: their temporaries
+stay small on releases of millions of rows."""
+
+
+def _cut_at(offsets: Ints, first: int, last: int) -> Ints:
+    """The values ``v`` of ``offsets`` (ascending) with ``first < v <= last``."""
+    return offsets[np.searchsorted(offsets, first, side="right") : np.searchsorted(offsets, last, side="right")]
+
+
 def strictly_increasing_rows(items: Codes, offsets: Ints) -> bool:
-    """Whether the codes of every row (cut by ``offsets``) strictly increase."""
-    if len(items) < 2:
-        return True
-    inside = np.ones(len(items) - 1, dtype=bool)  # pair (i, i + 1) lies inside one row
-    starts = offsets[1:-1]
-    inside[starts[(starts > 0) & (starts < len(items))] - 1] = False
-    return bool(np.all(np.diff(items)[inside] > 0))
+    """Whether the codes of every row (cut by ``offsets``) strictly increase
+    (:data:`SLICE` pairs of neighbouring items at a time)."""
+    for a in range(0, len(items) - 1, SLICE):
+        b = min(a + SLICE, len(items) - 1)  # pairs (i, i + 1) for a <= i < b
+        inside = np.ones(b - a, dtype=bool)  # the pair lies inside one row
+        inside[_cut_at(offsets, a, b) - 1 - a] = False
+        if not np.all(np.diff(items[a : b + 1])[inside] > 0):
+            return False
+    return True
 
 
 def rows_in_order(items: Codes, row_offsets: Ints, group_offsets: Ints) -> bool:
     """Whether consecutive rows of each group (groups of rows cut by
-    ``group_offsets``) are in lexicographic order (a prefix first; equal rows allowed)."""
+    ``group_offsets``) are in lexicographic order (a prefix first; equal rows
+    allowed); :data:`SLICE` pairs of neighbouring rows at a time."""
     n_rows = len(row_offsets) - 1
-    if n_rows < 2:
-        return True
-    pair = np.ones(n_rows - 1, dtype=bool)  # rows r and r + 1 are in one group
-    firsts = group_offsets[1:-1]
-    pair[firsts[(firsts > 0) & (firsts < n_rows)] - 1] = False
-    starts, lengths = row_offsets[:-1], np.diff(row_offsets)
-    # the first items decide every pair at once, but those of two rows longer than one item that tie
-    head = items[np.minimum(starts, len(items) - 1)] if len(items) else np.zeros(n_rows, dtype=items.dtype)
-    x, y, la, lb = head[:-1], head[1:], lengths[:-1], lengths[1:]
-    both = (la > 0) & (lb > 0)
-    same_head = both & (x == y)
-    short = np.minimum(la, lb) <= 1
-    if np.any(pair & both & (x > y)) or np.any(pair & (short & (same_head | ~both)) & (la > lb)):
-        return False
-    left = np.flatnonzero(pair & same_head & ~short)
-    return _pairs_in_order(items, starts[left] + 1, starts[left + 1] + 1, la[left] - 1, lb[left] - 1)
+    for p in range(0, n_rows - 1, SLICE):
+        q = min(p + SLICE, n_rows - 1)  # pairs of rows (r, r + 1) for p <= r < q
+        pair = np.ones(q - p, dtype=bool)  # rows r and r + 1 are in one group
+        pair[_cut_at(group_offsets, p, q) - 1 - p] = False
+        starts = row_offsets[p : q + 1]
+        lengths = np.diff(row_offsets[p : q + 2])
+        # the first items decide every pair at once, but those of two rows longer than one item that tie
+        head = np.take(items, starts, mode="clip") if len(items) else np.zeros(len(starts), dtype=items.dtype)
+        x, y, la, lb = head[:-1], head[1:], lengths[:-1], lengths[1:]
+        both = (la > 0) & (lb > 0)
+        same_head = both & (x == y)
+        short = (la <= 1) | (lb <= 1)
+        if np.any(pair & both & (x > y)) or np.any(pair & (short & (same_head | ~both)) & (la > lb)):
+            return False
+        left = np.flatnonzero(pair & same_head & ~short)
+        if not _pairs_in_order(items, starts[left] + 1, starts[left + 1] + 1, la[left] - 1, lb[left] - 1):
+            return False
+    return True
 
 
 def _pairs_in_order(items: Codes, a: Ints, b: Ints, la: Ints, lb: Ints) -> bool:

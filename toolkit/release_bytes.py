@@ -4,16 +4,14 @@ per item occurrence (issue 20 item 2).
 :func:`parse_canonical` understands exactly the layout :func:`canonical_bytes`
 writes (the layout of :meth:`privtool.release.Release.dumps`): the envelope
 first (``format`` ... ``stats``: small, parsed with :mod:`json`), then the
-content with no whitespace, no escapes and every order canonical. With nothing
-escaped every ``"`` delimits a string, so the strings are the pairs of quote
-positions (one pass over the bytes). The gap after each string is read as one
-8-byte word: value strings joined by ``,``, ``],[`` or ``]],[[`` form *runs*
-(rows, chunks, flat lists) whose inside needs no more checking; everything
-else (keys, brackets, sizes, with one marker byte per run) forms a small
-*skeleton*, checked by one regular expression, whose bracket depth places
-every run (an id, a term chunk, members, rows). Labels are de-duplicated by
-hashing their 8-byte words (:func:`_hash_distinct`): only the distinct ones
-are decoded and sorted. It returns ``None`` for anything it does not fully
+content with no whitespace, no escapes and every order canonical.
+:class:`privtool.release_tokens.Content` cuts the content, block by block,
+into value strings (each with its distinct number and the class of the gap
+before it), *runs* of them (rows, chunks, flat lists) whose inside needs no
+more checking, and a small *skeleton* (keys, brackets, sizes, one marker byte
+per run), checked here by one regular expression, whose bracket depth places
+every run (an id, a term chunk, members, rows). Only the distinct strings are
+decoded and sorted. It returns ``None`` for anything it does not fully
 understand or that is not valid; the caller then reads the file the
 validating way (:func:`privtool.release.release_from_json`), which names the
 problem. So nothing the validating path refuses gets through here.
@@ -38,15 +36,15 @@ import numpy as np
 import numpy.typing as npt
 
 from .arrays import concat_ranges, run_starts
-from .dataset import label_sort_key
 from .release_arrays import (
-    Codes,
+    SLICE,
     Ints,
     ReleaseArrays,
     frozen,
     rows_in_order,
     strictly_increasing_rows,
 )
+from .release_tokens import Content
 
 ENVELOPE = ("format", "kind", "claims", "params", "provenance", "stats")
 """The keys before the content, in the order :meth:`privtool.release.Release.dumps` writes them."""
@@ -55,18 +53,6 @@ MAX_RECORDS = 2**31 - 1
 """Most records a release may hold (the sizes of its clusters add up to at most
 this): far above any real release, low enough that record positions fit the
 32-bit indexes of the attacks and metrics. Also :data:`privtool.release.MAX_RECORDS`."""
-
-_MARKERS = np.frombuffer(b"!@#%", dtype=np.uint8)
-"""Skeleton byte of a *run* (value strings joined by common gaps), by the
-deepest gap inside it: one string; strings joined by ``,`` only (one flat
-list); by ``],[`` too (rows of one chunk, or records); by ``]],[[`` too (rows
-of several chunks)."""
-_COMMA, _NEXT_ROW, _NEXT_CHUNK = (int.from_bytes(gap, "little") for gap in (b',"', b'],["', b"]],["))
-_NEXT_CHUNK_END = int.from_bytes(b'["', "little")
-"""The gaps between two value strings that a run may hold, followed by the
-next string's opening quote, as little-endian words: ``,`` (class 1), ``],[``
-(class 2), ``]],[[`` (class 3, in two parts); any other gap is class 0, ends
-the run and stays in the skeleton."""
 
 _CHUNK = rb"\[(?:\[[!@#%]\])?\]"
 _CHUNKS = rb"\[(?:" + _CHUNK + rb"(?:," + _CHUNK + rb")*+)?\]"
@@ -88,11 +74,6 @@ _JOINTS = b'],"joint_clusters":['
 _SIZE_AT = len(b'{"id":!,"size":')
 """Where a cluster's size starts in the skeleton, from its ``{``."""
 _HIERARCHY = b'],"hierarchy":'
-
-_QUOTE, _COLON = ord('"'), ord(":")
-_DEPTH = np.zeros(256, dtype=np.int8)
-_DEPTH[[ord("["), ord("{")]] = 1
-_DEPTH[[ord("]"), ord("}")]] = -1
 
 
 # ---------------------------------------------------------------- reading
@@ -127,7 +108,7 @@ def parse_canonical(data: bytes) -> tuple[dict[str, Any], ReleaseArrays, Any] | 
     stop = len(data) - 2  # the content ends before the object's closing "}\n"
     kind, hierarchy = envelope["kind"], None
     if kind == "disassociated":
-        arrays = _disassociated(_Content.of(data, cut + 1, stop))
+        arrays = _disassociated(Content.of(data, cut + 1, stop))
     elif kind in ("generalized", "sanitized"):
         if kind == "generalized":
             at = data.find(_HIERARCHY, cut, stop)
@@ -138,95 +119,10 @@ def parse_canonical(data: bytes) -> tuple[dict[str, Any], ReleaseArrays, Any] | 
             except (ValueError, RecursionError):
                 return None
             stop = at + 1
-        arrays = _records(_Content.of(data, cut + 1, stop))
+        arrays = _records(Content.of(data, cut + 1, stop))
     else:
         return None
     return None if arrays is None else (envelope, arrays, hierarchy)
-
-
-class _Content:
-    """A content region cut into strings and a *skeleton*: the region with
-    every *run* (value strings, strings not followed by ``:``, joined by common
-    gaps: :data:`_COMMA`, ...) replaced by one marker byte (:data:`_MARKERS`).
-    The strings and the gaps inside runs are checked here by word comparisons;
-    the skeleton, small (keys, brackets, sizes and one byte per run), is checked
-    by a regular expression.
-
-    ``opening``/``closing``: each string's quotes in ``padded`` (the file with 8
-    zero bytes after it); ``gap_before``: per string, the class of the gap
-    before it when it continues a run, else 0; ``run_first``/``run_length``: each
-    run's strings; ``marker_at``: where each run's marker is in the skeleton;
-    ``level``: the bracket depth after each skeleton byte."""
-
-    def __init__(self, padded: bytes, quotes: Ints, first: int, stop: int) -> None:
-        self.padded = padded
-        self.opening, self.closing = opening, closing = quotes[0::2], quotes[1::2]
-        words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # words[i]: bytes i..i+7
-        after = words[closing + 1]  # the 8 bytes after each string (little-endian: the first is the lowest)
-        two, four = after.view(np.uint16), after.view(np.uint32)
-        value = after.view(np.uint8)[0::8] != _COLON
-        # the class of the gap after each string when a value string follows it: the
-        # gap and the next quote (the next string's opening) are the lowest bytes
-        gap = np.zeros(len(after) + 1, dtype=np.uint8)
-        gap[1:] = (two[0::4] == _COMMA).view(np.uint8)
-        gap[1:] |= (four[0::2] == _NEXT_ROW).view(np.uint8) << 1
-        gap[1:] |= ((four[0::2] == _NEXT_CHUNK) & (two[2::4] == _NEXT_CHUNK_END)).view(np.uint8) * np.uint8(3)
-        gap[1:-1] *= value[1:]
-        self.gap_before, gap_after = gap[:-1], gap[1:]
-        self.run_first = run_first = np.flatnonzero(value & (self.gap_before == 0))
-        run_last = np.flatnonzero(value & (gap_after == 0))
-        self.run_length = run_last - run_first + 1
-        # a run's first gap is 0, the others 1 to 3 (keys between runs: 0): its deepest picks its marker
-        deepest = np.maximum.reduceat(self.gap_before, run_first) if len(run_first) else self.gap_before[:0]
-        kept_from = np.empty(len(run_first) + 1, dtype=np.int64)
-        kept_to = np.empty(len(run_first) + 1, dtype=np.int64)
-        kept_from[0], kept_from[1:] = first, closing[run_last] + 1
-        kept_to[:-1], kept_to[-1] = opening[run_first] + 1, stop  # up to and with a run's opening quote
-        lengths = kept_to - kept_from
-        skeleton = np.frombuffer(padded, dtype=np.uint8)[concat_ranges(kept_from, lengths)]
-        self.marker_at = np.cumsum(lengths[:-1]) - 1
-        skeleton[self.marker_at] = _MARKERS[deepest]
-        self.skeleton_bytes, self.skeleton = skeleton, skeleton.tobytes()
-        self.level = np.cumsum(_DEPTH[skeleton], dtype=np.int32)
-
-    @classmethod
-    def of(cls, data: bytes, first: int, stop: int) -> _Content | None:
-        """The content ``data[first:stop]``, or ``None`` when its strings cannot be
-        those of a canonical file (odd quotes, an empty string)."""
-        padded = data + bytes(8)
-        quotes = np.flatnonzero(np.frombuffer(padded, dtype=np.uint8)[first:stop] == _QUOTE)
-        quotes += first
-        if len(quotes) % 2:
-            return None
-        return cls(padded, quotes, first, stop)
-
-    def strings_of(self, runs: npt.NDArray[np.bool_]) -> Ints:
-        """The strings of the runs selected, in order."""
-        return concat_ranges(self.run_first[runs], self.run_length[runs])
-
-    def runs_before(self, at: Ints) -> Ints:
-        """Number of runs whose marker is before each skeleton position ``at``."""
-        return np.searchsorted(self.marker_at, at)
-
-    def opens(self, byte: str, level: int) -> Ints:
-        """Skeleton positions of the brackets ``byte`` that open ``level``."""
-        at = np.flatnonzero(self.skeleton_bytes == ord(byte))
-        return at[self.level[at] == level]
-
-    def labels(self, which: Ints) -> tuple[tuple[str, ...], Codes] | None:
-        """The strings ``which`` as labels and codes (:func:`_distinct`)."""
-        return _distinct(self.padded, self.opening[which] + 1, self.closing[which])
-
-    def strings(self, which: Ints) -> list[str]:
-        """The strings ``which`` (ids and members: a few per cluster), decoded,
-        with one decode for all of them."""
-        if len(which) == 0:
-            return []
-        start = self.opening[which] + 1
-        lengths = self.closing[which] - start + 1  # each string and a '"' after it (no string holds one)
-        joined = np.frombuffer(self.padded, dtype=np.uint8)[concat_ranges(start, lengths)]
-        joined[np.cumsum(lengths) - 1] = _QUOTE
-        return joined[:-1].tobytes().decode("utf-8").split('"')
 
 
 def _offsets(counts_before: Ints, total: int) -> Ints:
@@ -234,6 +130,21 @@ def _offsets(counts_before: Ints, total: int) -> Ints:
     out = np.empty(len(counts_before) + 1, dtype=np.int64)
     out[:-1] = counts_before
     out[-1] = total
+    out.flags.writeable = False
+    return out
+
+
+def _opening_offsets(opens: npt.NDArray[np.bool_]) -> Ints:
+    """CSR offsets of groups opened where ``opens`` is set (the first element
+    opens one): the positions set, then ``len(opens)``, found a slice at a time
+    (no int64 temporary as long as the offsets)."""
+    out = np.empty(int(np.count_nonzero(opens)) + 1, dtype=np.int64)
+    at = 0
+    for a in range(0, len(opens), SLICE):
+        found = np.flatnonzero(opens[a : a + SLICE])
+        out[at : at + len(found)] = found + a
+        at += len(found)
+    out[-1] = len(opens)
     out.flags.writeable = False
     return out
 
@@ -252,7 +163,7 @@ def _per_run(flags: npt.NDArray[np.bool_], run_first: Ints) -> Ints:
     return np.add.reduceat(flags, run_first, dtype=np.int64)
 
 
-def _sizes(content: _Content, opens: Ints) -> Ints:
+def _sizes(content: Content, opens: Ints) -> Ints:
     """The clusters' sizes, read from the skeleton after each ``{`` (the grammar
     checked: 1 to 10 digits, then ``,``)."""
     window = np.zeros((len(opens), 11), dtype=np.int64)
@@ -269,7 +180,7 @@ def _sizes(content: _Content, opens: Ints) -> Ints:
 _ID, _JOINT_ID, _MEMBERS, _TERMS_RUN, _ROWS = 0, 1, 2, 3, 4
 
 
-def _disassociated(content: _Content | None) -> ReleaseArrays | None:
+def _disassociated(content: Content | None) -> ReleaseArrays | None:
     if content is None or _DISASSOCIATED.fullmatch(content.skeleton) is None:
         return None
     joints_at = content.skeleton.find(_JOINTS)
@@ -278,24 +189,27 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
     run_role = np.select(
         [run_depth == 2, run_depth == 3, run_depth == 5],
         [_ID + in_joint, np.where(in_joint, _MEMBERS, _TERMS_RUN), _ROWS],
-    )
-    in_rows, in_terms = content.strings_of(run_role == _ROWS), content.strings_of(run_role == _TERMS_RUN)
-    item_gap, n_items = content.gap_before[in_rows], len(in_rows)
-    labelled = np.concatenate([in_rows, in_terms])
-    del in_rows, in_terms  # a release of millions of records: every array of positions counts
-    distinct = content.labels(labelled)
-    if distinct is None:
-        return None
-    labels, codes = distinct
-    items, term_items = frozen(codes[:n_items], np.int32), frozen(codes[n_items:], np.int32)
+    ).astype(np.uint8)
+    role = np.repeat(run_role, content.run_length)  # of every value string
+    in_rows = role == _ROWS
+    item_numbers, item_gap = content.number[in_rows], content.gap[in_rows]
+    del in_rows  # a release of millions of records: every array per string counts
+    term_numbers = content.number[role == _TERMS_RUN]
+    id_numbers, member_numbers = content.number[role <= _JOINT_ID], content.number[role == _MEMBERS]
+    del role
+    is_rows_run, first = run_role == _ROWS, content.run_first
+    rows_per_run = np.where(is_rows_run, 1 + _per_run(content.gap >= 2, first), 0)
+    breaks_per_run = np.where(is_rows_run, _per_run(content.gap == 3, first), 0)
+    content.drop_strings()  # all that is needed of them is out
+    labels, rank = content.labels(item_numbers, term_numbers)
+    items, term_items = rank[item_numbers], rank[term_numbers]
+    del item_numbers
+    items.flags.writeable = term_items.flags.writeable = False
 
     # rows: every item after a gap other than ',' opens one (rows are never empty)
-    row_starts = np.flatnonzero(item_gap != 1)
-    row_offsets = _offsets(row_starts, len(items))
+    row_offsets = _opening_offsets(item_gap != 1)
+    row_starts = row_offsets[:-1]
     # chunks: opened in the skeleton (at depth 4) or by a ']],[[' inside a run
-    is_rows_run, first = run_role == _ROWS, content.run_first
-    rows_per_run = np.where(is_rows_run, 1 + _per_run(content.gap_before >= 2, first), 0)
-    breaks_per_run = np.where(is_rows_run, _per_run(content.gap_before == 3, first), 0)
     chunk_opens = content.opens("[", 4)
     rows_before_chunk = np.concatenate(
         [
@@ -303,8 +217,9 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
             np.searchsorted(row_starts, np.flatnonzero(item_gap == 3)),
         ]
     )
+    del row_starts, item_gap
     rows_before_chunk.sort(kind="stable")
-    chunk_offsets = _offsets(rows_before_chunk, len(row_starts))
+    chunk_offsets = _offsets(rows_before_chunk, len(row_offsets) - 1)
     owner_opens = content.opens("{", 2)
     n_clusters = int(np.count_nonzero(owner_opens < joints_at))
     owner_runs = content.runs_before(owner_opens)
@@ -315,19 +230,14 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
     terms_per_run = np.where(run_role == _TERMS_RUN, content.run_length, 0)
     term_offsets = _offsets(_before(terms_per_run)[owner_runs[:n_clusters]], len(term_items))
 
-    # ids and members: de-duplicated like labels; each decoded once
-    in_ids, in_members = content.run_first[run_role <= _JOINT_ID], content.strings_of(run_role == _MEMBERS)
-    distinct = content.labels(np.concatenate([in_ids, in_members]))
-    if distinct is None:
-        return None
-    names, numbers = distinct
+    # ids and members: by their distinct numbers; each decoded once
+    names = content.names
     member_counts = content.run_length[run_role == _MEMBERS]
     is_cluster = np.zeros(len(names), dtype=bool)
-    is_cluster[numbers[:n_clusters]] = True
-    member_numbers = numbers[len(in_ids) :]
+    is_cluster[id_numbers[:n_clusters]] = True
     pairs = np.sort(np.repeat(np.arange(len(member_counts)), member_counts) * len(names) + member_numbers)
     cluster_ids, joint_ids, members = (
-        [names[i] for i in part.tolist()] for part in np.split(numbers, [n_clusters, len(in_ids)])
+        [names[i] for i in part.tolist()] for part in (id_numbers[:n_clusters], id_numbers[n_clusters:], member_numbers)
     )
     joint_members = tuple(tuple(members[a:b]) for a, b in itertools.pairwise(_before(member_counts).tolist()))
     sizes = _sizes(content, cluster_opens)
@@ -336,7 +246,7 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
     cluster_of_chunk = np.repeat(np.arange(n_clusters), np.diff(owner_offsets[: n_clusters + 1]))
     if (
         np.count_nonzero(is_cluster) != n_clusters  # a cluster id repeated
-        or np.any(is_cluster[numbers[n_clusters : len(in_ids)]])  # a joint cluster's id is a cluster's
+        or np.any(is_cluster[id_numbers[n_clusters:]])  # a joint cluster's id is a cluster's
         or not np.all(is_cluster[member_numbers])  # a member is no cluster
         or np.any(pairs[1:] == pairs[:-1])  # a member repeated in a joint cluster
         or int(sizes.sum()) > MAX_RECORDS
@@ -362,23 +272,21 @@ def _disassociated(content: _Content | None) -> ReleaseArrays | None:
     )
 
 
-def _records(content: _Content | None) -> ReleaseArrays | None:
+def _records(content: Content | None) -> ReleaseArrays | None:
     if content is None or _RECORDS.fullmatch(content.skeleton) is None:
         return None
-    in_records = content.strings_of(np.ones(len(content.run_first), dtype=bool))
-    distinct = content.labels(in_records)
-    if distinct is None:
-        return None
-    labels, codes = distinct
-    items = frozen(codes, np.int32)
+    labels, rank = content.labels(content.number)
+    items = rank[content.number]
+    items.flags.writeable = False
     # records: a non-empty one opens at each item after a gap other than ','; an
     # empty one is a '[]' of the skeleton (at depth 2), after the runs before it
-    starts = np.flatnonzero(content.gap_before[in_records] != 1)
+    row_offsets = _opening_offsets(content.gap != 1)
+    content.drop_strings()
     opens = content.opens("[", 2)
     empty = opens[content.skeleton_bytes[opens + 1] == ord("]")]
     if len(empty):
-        starts = np.sort(np.concatenate([starts, _before(content.run_length)[content.runs_before(empty)]]))
-    row_offsets = _offsets(starts, len(items))
+        starts = np.concatenate([row_offsets[:-1], _before(content.run_length)[content.runs_before(empty)]])
+        row_offsets = _offsets(np.sort(starts), len(items))
     everything = np.array([0, len(row_offsets) - 1], dtype=np.int64)
     if not strictly_increasing_rows(items, row_offsets) or not rows_in_order(items, row_offsets, everything):
         return None
@@ -397,140 +305,6 @@ def _records(content: _Content | None) -> ReleaseArrays | None:
         joint_members=(),
         checked_canonical=True,
     )
-
-
-_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
-"""``_LOW[n]`` keeps the first ``n`` bytes of a little-endian 8-byte word."""
-
-_HASHES = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD)
-"""Odd multipliers of the rounds of :func:`_hash_distinct`, one per round."""
-
-
-def _hash_distinct(keys: npt.NDArray[np.uint64]) -> tuple[Ints, npt.NDArray[np.uint64]]:
-    """The distinct rows of ``keys`` (a 2-d array of words, the first word of
-    every row non-zero), without sorting: each row's distinct number, and the
-    distinct rows by number.
-
-    Each round hashes the rows still unresolved into a table of rows
-    (multiplicative hashing, one multiplier per round, the table 8x larger each
-    round): one of the rows written to a slot stays there, and every row equal
-    to its slot's is resolved (numbered by its slot among the slots filled);
-    the rows that met another key in their slot go to the next round. Rows left
-    after the rounds (adversarial keys) go through :func:`numpy.unique`."""
-    n, width = keys.shape
-    hashed = keys[:, 0]
-    for j in range(1, width):
-        hashed = (hashed * np.uint64(_HASHES[-1])) ^ keys[:, j]
-    flat = keys[:, 0] if width == 1 else keys  # one word a row: 1-d gathers and scatters, much faster
-    number = np.empty(0, dtype=np.int64)
-    found: list[npt.NDArray[np.uint64]] = []
-    n_found = 0
-    left = np.arange(n)
-    bits = 16
-    for multiplier in _HASHES:
-        everything = len(left) == n  # the first round: no gathers
-        rows = flat if everything else flat[left]
-        bits = min(bits, 2 + len(rows).bit_length())
-        slot = (hashed if everything else hashed[left]) * np.uint64(multiplier)
-        slot >>= np.uint64(64 - bits)
-        slots = slot.view(np.int64)  # below 2**bits
-        table = np.zeros((1 << bits, *rows.shape[1:]), dtype=np.uint64)
-        table[slots] = rows
-        same = table[slots] == rows
-        resolved = same if width == 1 else same.all(axis=1)
-        filled = (table if width == 1 else table[:, 0]) != 0
-        numbering = np.cumsum(filled) - (1 - n_found)
-        if everything:  # right for the rows resolved, rewritten later for the others
-            number = numbering[slots]
-        else:
-            number[left] = numbering[slots]
-        found.append(table[filled].reshape(-1, width))
-        n_found += len(found[-1])
-        left = left[~resolved]
-        bits += 3
-        if len(left) == 0:
-            return number, np.concatenate(found)
-    distinct, inverse = np.unique(keys[left], axis=0, return_inverse=True)
-    number[left] = n_found + inverse.reshape(-1)
-    return number, np.concatenate([*found, distinct])
-
-
-def _distinct(padded: bytes, start: Ints, end: Ints) -> tuple[tuple[str, ...], Codes] | None:
-    """The distinct strings among ``padded[start:end]`` in canonical order
-    (:func:`privtool.dataset.label_sort_key`) and each occurrence's code (its
-    rank). Each string is read as little-endian 8-byte words, the bytes past
-    its end zeroed (labels hold no NUL: control bytes are refused), and strings
-    of each word count are de-duplicated by hashing (:func:`_hash_distinct`):
-    only the distinct ones are decoded and sorted. ``None`` when a string is empty."""
-    if len(start) == 0:
-        return (), np.empty(0, dtype=np.int32)
-    words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    lengths = end - start
-    if int(lengths.min()) == 0:  # an empty label or id: refused, let the validating path say where
-        return None
-    widths = (int(lengths.min()) + 7) >> 3, (int(lengths.max()) + 7) >> 3
-    if widths[0] == widths[1]:  # the usual case: every label fits the same number of words
-        groups: list[tuple[int, Ints | None]] = [(widths[0], None)]
-    else:  # strings of different word counts differ: de-duplicate each count apart
-        n_words = (lengths + 7) >> 3
-        by_words = np.argsort(n_words.astype(np.uint16) if widths[1] < 1 << 16 else n_words, kind="stable")
-        cuts = np.append(run_starts(n_words[by_words]), len(start)).tolist()
-        groups = [(int(n_words[by_words[a]]), by_words[a:b]) for a, b in itertools.pairwise(cuts)]
-    labels: list[str] = []
-    found: list[npt.NDArray[np.uint64]] = []
-    number = np.empty(len(start) if len(groups) > 1 else 0, dtype=np.int64)
-    for width, which in groups:
-        first, length = (start, lengths) if which is None else (start[which], lengths[which])
-        keys = np.empty((len(first), width), dtype=np.uint64)
-        for j in range(width - 1):
-            keys[:, j] = words[first + 8 * j]
-        last = (first, length) if width == 1 else (first + 8 * (width - 1), length - 8 * (width - 1))
-        np.bitwise_and(words[last[0]], _LOW[last[1]], out=keys[:, -1])  # the last word's bytes only
-        if which is None:  # one group: the positions are done with (memory, on a release of millions)
-            del start, end, lengths, first, length, last
-        numbers, distinct = _hash_distinct(keys)
-        if which is None:
-            number = numbers
-        else:
-            number[which] = numbers + len(labels)
-        # a row of words is the label's bytes, NUL-padded: read back as fixed-width byte strings
-        raw = np.ascontiguousarray(distinct).view(f"S{8 * width}").ravel().tolist()
-        labels.extend(label.decode("utf-8") for label in raw)
-        found.append(distinct)
-    order = _canonical_order(found)
-    if order is None:
-        order = np.array(sorted(range(len(labels)), key=list(map(label_sort_key, labels)).__getitem__), dtype=np.int64)
-    rank = np.empty(len(labels), dtype=np.int32)
-    rank[order] = np.arange(len(labels), dtype=np.int32)
-    return tuple(labels[i] for i in order.tolist()), rank[number]
-
-
-def _canonical_order(groups: list[npt.NDArray[np.uint64]]) -> Ints | None:
-    """The canonical order (:func:`privtool.dataset.label_sort_key`) of distinct
-    labels given as rows of little-endian words, NUL-padded, group after group,
-    found with integer sorts: ASCII digit strings first, by value then as text,
-    then the others as text (UTF-8 byte order is code point order). ``None``
-    (sort them in Python) when a label is longer than 32 bytes or a digit
-    string longer than 18."""
-    width = max(group.shape[1] for group in groups)
-    if width > 4:
-        return None
-    words = np.zeros((sum(map(len, groups)), width), dtype=np.uint64)
-    at = 0
-    for group in groups:
-        words[at : at + len(group), : group.shape[1]] = group
-        at += len(group)
-    raw = words.view(np.uint8)  # the labels' bytes, each row NUL-padded
-    present = raw != 0
-    numeric = np.all(((raw >= ord("0")) & (raw <= ord("9"))) | ~present, axis=1)
-    if raw.shape[1] > 18 and np.any(numeric & present[:, 18]):
-        return None
-    value = np.zeros(len(raw), dtype=np.int64)
-    for column in range(min(raw.shape[1], 18)):
-        value = np.where(present[:, column], value * 10 + raw[:, column] - ord("0"), value)
-    value[~numeric] = 0
-    big = words.byteswap()  # as big-endian words, integer order is byte order
-    return np.lexsort([*(big[:, j] for j in reversed(range(width))), value, ~numeric])
 
 
 # ---------------------------------------------------------------- writing

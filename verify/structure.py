@@ -16,7 +16,6 @@ claim models); add one by writing the function and listing it in
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from privtool.release import Release
 from privtool.release_arrays import ReleaseArrays
 from privtool.trail import rule_problem
 
+from .joint_tree import laminar_parents
 from .reconstruction_bounds import OverlappingJointClusters, joint_parents
 
 
@@ -70,8 +70,11 @@ class Subject:
         """:func:`~.reconstruction_bounds.joint_parents` of the release, worked
         out once for all the checks that read it (raises
         :class:`~.reconstruction_bounds.OverlappingJointClusters` each time
-        when the joint clusters do not nest). Read-only."""
-        return joint_parents(self.release)
+        when the joint clusters do not nest). Read-only. On the release's
+        arrays (:func:`.joint_tree.laminar_parents`) when they decide it."""
+        arrays = self.release.backing_arrays
+        fast = laminar_parents(arrays) if arrays is not None else None
+        return fast if fast is not None else joint_parents(self.release)
 
 
 def claim_problems(claim: Claim, kind: str | None, models: Mapping[str, ClaimModel]) -> list[tuple[str, str]]:
@@ -264,18 +267,25 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     held = np.sort(owner * span + item)
     if len(held) and np.any(held[1:] == held[:-1]):
         return False  # an item in two chunks of one owner
-    node = {cid: i for i, cid in enumerate(arrays.cluster_ids)}
-    node.update({jid: n_clusters + j for j, jid in enumerate(arrays.joint_ids)})
-    up = np.full(n_nodes, -1, dtype=np.int64)
-    for child, joint in parent.items():
-        up[node[child]] = node[joint]
-    first, size = preorder(up)
+    first, size = preorder(parent_array(arrays, parent))
     owner, item = np.divmod(held, span)
     by_item = np.sort(item * max(n_nodes, 1) + first[owner])
     same = by_item[1:] // max(n_nodes, 1) == by_item[:-1] // max(n_nodes, 1)
     position = by_item % max(n_nodes, 1)
     ends = position + size[np.argsort(first)][position]  # the end of each owner's subtree
     return not np.any(same & (position[1:] < ends[:-1]))
+
+
+def parent_array(arrays: ReleaseArrays, parent: Mapping[str, str]) -> np.ndarray:
+    """``parent`` (:attr:`Subject.joint_parents`) over node numbers: cluster
+    ``i`` is node ``i``, joint cluster ``j`` node ``n_clusters + j``; -1 at a root."""
+    node = {cid: i for i, cid in enumerate(arrays.cluster_ids)}
+    node.update({jid: arrays.n_clusters + j for j, jid in enumerate(arrays.joint_ids)})
+    up = np.full(arrays.n_clusters + arrays.n_joint_clusters, -1, dtype=np.int64)
+    up[np.fromiter(map(node.__getitem__, parent), dtype=np.int64, count=len(parent))] = np.fromiter(
+        map(node.__getitem__, parent.values()), dtype=np.int64, count=len(parent)
+    )
+    return up
 
 
 def preorder(up: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -362,29 +372,47 @@ def sub_records_within_sizes(subject: Subject) -> Iterator[StructureProblem]:
     except OverlappingJointClusters:
         return
     arrays = release.backing_arrays
-    records: dict[str, int] = defaultdict(int)
-    sizes: Iterable[tuple[str, int]]
     if arrays is not None:
-        sizes = zip(arrays.cluster_ids, arrays.cluster_sizes.tolist(), strict=True)
-        first = int(arrays.owner_offsets[arrays.n_clusters])
-        rows = np.diff(arrays.chunk_offsets[first:]).tolist()
-        cuts = (arrays.owner_offsets[arrays.n_clusters :] - first).tolist()
-        shared_rows = [rows[a:b] for a, b in itertools.pairwise(cuts)]
-    else:
-        sizes = ((c.id, c.size) for c in release.clusters)
-        shared_rows = [[len(chunk) for chunk in j.shared_chunks] for j in release.joint_clusters]
-    for cid, size in sizes:
-        node = cid
+        yield from _shared_rows_within_sizes(arrays, parent)
+        return
+    records: dict[str, int] = defaultdict(int)
+    for c in release.clusters:
+        node = c.id
         while node in parent:
             node = parent[node]
-            records[node] += size
-    for n, (jid, counts) in enumerate(zip(_joint_ids(release), shared_rows, strict=True)):
-        for i, count in enumerate(counts):
-            if count > records[jid]:
-                yield StructureProblem(
-                    f"$.joint_clusters[{n}].shared_chunks[{i}]",
-                    f"{count} sub-records for the {records[jid]} records of the clusters under {jid!r}",
-                )
+            records[node] += c.size
+    for n, j in enumerate(release.joint_clusters):
+        for i, chunk in enumerate(j.shared_chunks):
+            if len(chunk) > records[j.id]:
+                yield _too_many_rows(n, i, len(chunk), records[j.id], j.id)
+
+
+def _too_many_rows(joint: int, chunk: int, rows: int, records: int, jid: str) -> StructureProblem:
+    return StructureProblem(
+        f"$.joint_clusters[{joint}].shared_chunks[{chunk}]",
+        f"{rows} sub-records for the {records} records of the clusters under {jid!r}",
+    )
+
+
+def _shared_rows_within_sizes(arrays: ReleaseArrays, parent: Mapping[str, str]) -> Iterator[StructureProblem]:
+    """:func:`sub_records_within_sizes` on the arrays: every cluster's size
+    added to each joint cluster above it a level at a time."""
+    n = arrays.n_clusters
+    up = parent_array(arrays, parent)
+    records = np.zeros(len(up), dtype=np.int64)
+    above, weight = up[:n], arrays.cluster_sizes.astype(np.int64)
+    while len(above):
+        alive = above >= 0
+        above, weight = above[alive], weight[alive]
+        records += np.bincount(above, weight, minlength=len(up)).astype(np.int64)
+        above = up[above]
+    first = int(arrays.owner_offsets[n])
+    owner = np.repeat(np.arange(arrays.n_joint_clusters, dtype=np.int64), np.diff(arrays.owner_offsets[n:]))
+    rows = np.diff(arrays.chunk_offsets[first:])
+    for chunk in np.flatnonzero(rows > records[n + owner]).tolist():
+        j = int(owner[chunk])
+        index = first + chunk - int(arrays.owner_offsets[n + j])
+        yield _too_many_rows(j, index, int(rows[chunk]), int(records[n + j]), arrays.joint_ids[j])
 
 
 def stats_match_content(subject: Subject) -> Iterator[StructureProblem]:

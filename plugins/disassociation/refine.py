@@ -41,6 +41,9 @@ from .verpart import cluster_terms, greedy_chunks, pair_greedy_chunks
 WALK_BLOCK = 200_000
 """Residual entries examined per vectorised step of a pass (bounds its temporaries)."""
 
+RESIDUAL_BATCH_OCCURRENCES = 1_000_000
+"""Item occurrences read per vectorised step of the initial residual supports (bounds their temporaries)."""
+
 SHARED_BATCH_OCCURRENCES = 1_000_000
 """Lifted occurrences per vectorised pass of :func:`.verpart.cluster_terms` over joint clusters."""
 
@@ -58,6 +61,38 @@ def _run_starts(keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
 
 
+def _residual_supports(
+    dataset: Dataset, clusters: list[np.ndarray], term_keys: np.ndarray, span: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The supports of the term-chunk terms (``term_keys``: ``cluster * span +
+    term``, ascending) among their clusters' records: the keys that occur, and
+    their counts. The clusters' records are read :data:`RESIDUAL_BATCH_OCCURRENCES`
+    occurrences at a time (consecutive clusters, so the batches' keys follow
+    each other) and only the occurrences of term-chunk terms are sorted."""
+    if not clusters:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    rows = np.concatenate(clusters)
+    cluster_sizes = np.fromiter(map(len, clusters), dtype=np.int64, count=len(clusters))
+    row_bounds = np.r_[0, np.cumsum(cluster_sizes)]
+    occ_bounds = np.r_[0, np.cumsum(dataset.sizes[rows], dtype=np.int64)][row_bounds]
+    keys: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    counts: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    lo = 0
+    while lo < len(clusters):
+        hi = int(np.searchsorted(occ_bounds, occ_bounds[lo] + RESIDUAL_BATCH_OCCURRENCES, side="right")) - 1
+        hi = min(max(hi, lo + 1), len(clusters))
+        items, local = occurrences(dataset, rows[row_bounds[lo] : row_bounds[hi]])
+        record_cluster = np.repeat(np.arange(lo, hi, dtype=np.int64), cluster_sizes[lo:hi])
+        batch = record_cluster[local] * span + items
+        wanted = term_keys[np.searchsorted(term_keys, lo * span) : np.searchsorted(term_keys, hi * span)]
+        batch = np.sort(batch[_in_sorted(wanted, batch)])
+        starts = _run_starts(batch)
+        keys.append(batch[starts])
+        counts.append(np.diff(np.r_[starts, len(batch)]).astype(np.int64))
+        lo = hi
+    return np.concatenate(keys), np.concatenate(counts)
+
+
 class _Groups:
     """Every group (simple cluster or joint cluster) met so far, by id.
 
@@ -72,30 +107,52 @@ class _Groups:
     def __init__(self, dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> None:
         self.span = max(dataset.n_items, 1)
         self.refs: list[tuple[str, int]] = [("c", i) for i in range(len(clusters))]
-        self.res_keys = self.res_count = self.blk_keys = np.zeros(0, dtype=np.int64)
-        if not clusters:
-            return
-        items, local = occurrences(dataset, np.concatenate(clusters))
-        record_cluster = np.repeat(np.arange(len(clusters), dtype=np.int64), [len(rows) for rows in clusters])
-        keys, counts = np.unique(record_cluster[local] * self.span + items, return_counts=True)
         term_sizes = [len(c.term_chunk) for c in chunks]
         term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
             itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
         )
-        keep = _in_sorted(np.sort(term_keys), keys)
-        self.res_keys, self.res_count = keys[keep], counts[keep].astype(np.int64)
+        self.res_keys, self.res_count = _residual_supports(dataset, clusters, np.sort(term_keys), self.span)
         sizes = [sum(map(len, c.record_chunks)) for c in chunks]
         flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
         terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
         self.blk_keys = np.sort(np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms)
+        self.keep_only(np.arange(len(clusters), dtype=np.int64))
 
     def keep_only(self, groups: np.ndarray) -> None:
-        """Forget the tables of every group not in ``groups``."""
+        """Forget the tables of every group not in ``groups``, and the blocked
+        entries of terms that no longer are residual anywhere: no group ever
+        gains a residual term, so they can stop nothing again."""
         live = np.zeros(len(self.refs), dtype=bool)
         live[groups] = True
         keep = live[self.res_keys // self.span]
         self.res_keys, self.res_count = self.res_keys[keep], self.res_count[keep]
-        self.blk_keys = self.blk_keys[live[self.blk_keys // self.span]]
+        residual = np.zeros(self.span, dtype=bool)
+        residual[self.res_keys % self.span] = True
+        owner, term = np.divmod(self.blk_keys, self.span)
+        self.blk_keys = self.blk_keys[live[owner] & residual[term]]
+
+    def joinable(self, active: np.ndarray, k: int) -> np.ndarray:
+        """``active`` (the groups whose tables are kept, in walk order) without
+        the groups no pass can join any more, whose tables are forgotten.
+
+        When no residual support is k or more (VERPART never leaves one), a
+        window lifts a term only where a second group holding it joins the
+        window. A group none of whose residual terms another group holds sorts
+        after every group holding such a shared term (its key's first term has
+        one holder, theirs more), so the windows that lift all lie before it;
+        and as no group ever gains a holder of a term, it stays so. Leaving it
+        out changes neither the order of the others nor their windows."""
+        if len(self.res_count) and int(self.res_count.max()) >= k:
+            return active
+        term = self.res_keys % self.span
+        shared = np.bincount(term, minlength=self.span)[term] > 1
+        joinable = np.zeros(len(self.refs), dtype=bool)
+        joinable[self.res_keys[shared] // self.span] = True
+        if joinable[active].all():
+            return active
+        active = active[joinable[active]]
+        self.keep_only(active)
+        return active
 
     def add(self, res_keys: np.ndarray, res_count: np.ndarray, blk_keys: np.ndarray) -> None:
         """Append the tables of new groups (keys above every existing one)."""
@@ -217,7 +274,10 @@ def _lifts(
             found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
     start, lifted, length = np.concatenate(found_start), np.concatenate(found_term), np.concatenate(found_length)
     # blocked: t has a blocked entry at a position in [start, start + length)
-    blocked = view.blk.by_term(view.blk.by_position(ordered))
+    blocked = view.blk.by_position(ordered)
+    candidate = np.zeros(len(view.holders), dtype=bool)
+    candidate[lifted] = True
+    blocked = view.blk.by_term(blocked[candidate[view.blk.term[blocked]]])
     blocked_keys = view.blk.term[blocked] * n + position[view.blk.owner[blocked]]  # ascending
     clear = np.ones(len(start), dtype=bool)
     if len(blocked_keys):
@@ -244,11 +304,35 @@ def _shared_chunks(
     computed together (:func:`.verpart.cluster_terms`; for m = 2, pair counts
     instead, :func:`.verpart.pair_greedy_chunks`: a shared sub-record seldom
     holds two terms), about :data:`SHARED_BATCH_OCCURRENCES` lifted
-    occurrences at a time."""
+    occurrences at a time. A joint that lifts one term needs none of this: the
+    term's support among its records, its members' residual supports added
+    up, is k or more, so its one shared chunk is that term."""
     if not len(lifted):
         return []
-    layout = cluster_layout(len(clusters), simple_members(plans))
     joint, term = np.divmod(lifted, span)
+    single = np.bincount(joint, minlength=len(plans)) == 1
+    out: list[list[tuple[int, ...]]] = [[] for _ in plans]
+    several = ~single[joint]
+    if several.any():
+        out = _projected_chunks(dataset, clusters, plans, joint[several], term[several], k, m)
+    for plan, only in zip(joint[~several].tolist(), term[~several].tolist(), strict=True):
+        out[plan] = [(only,)]
+    return out
+
+
+def _projected_chunks(
+    dataset: Dataset,
+    clusters: list[np.ndarray],
+    plans: list[JointPlan],
+    joint: np.ndarray,
+    term: np.ndarray,
+    k: int,
+    m: int,
+) -> list[list[tuple[int, ...]]]:
+    """The shared chunk domains of every joint from the projection of its
+    records on its lifted terms (rows ``joint``, ``term``; a joint without
+    any gets none), as :func:`_shared_chunks` describes."""
+    layout = cluster_layout(len(clusters), simple_members(plans))
     identity = np.arange(dataset.n_items, dtype=np.int64)
     row_joint, items, offsets = project(dataset, identity, clusters, layout, layout.joint_entries(joint, term, joint))
     by_joint = np.argsort(row_joint, kind="stable")
@@ -282,39 +366,31 @@ def refine(
     lifts makes a joint cluster of the window and the walk resumes after it;
     otherwise the walk moves on by one group. Which window a start would lift
     depends only on the ordered groups, not on the walk, so the walk itself is
-    a loop over integers."""
+    a loop over the starts that would lift."""
     groups = _Groups(dataset, clusters, chunks)
     span = groups.span
     plans: list[JointPlan] = []
     lifted: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]  # keys joint * span + term, ascending
     active = unique_int(groups.res_keys // span)
-    changed = True
-    while changed and len(active) > 1:
-        changed = False
+    while len(active) > 1:
         groups.keep_only(active)
+        active = groups.joinable(active, k)
+        if len(active) < 2:
+            break
         view = _Pass(groups)
         ordered = _order(view, active)
         position = np.full(len(groups.refs), -1, dtype=np.int64)
         position[ordered] = np.arange(len(ordered))
         length, lift_start, lift_term = _lifts(groups, view, ordered, position, k)
-        walk: list[int] = []  # the next pass's active groups; -1 - j marks joint j of this pass
-        windows: list[tuple[int, int]] = []
-        lengths = length.tolist()
-        i = 0
-        while i < len(ordered):
-            if lengths[i]:
-                walk.append(-1 - len(windows))
-                windows.append((i, lengths[i]))
-                i += lengths[i]
-            else:
-                walk.append(int(ordered[i]))
-                i += 1
-        if not windows:
+        starts, lengths = _walk(length)
+        if not len(starts):
             break
-        changed = True
-        new_ids = _join(groups, ordered, position, windows, lift_start, lift_term, plans, lifted)
-        active = np.array([g if g >= 0 else new_ids[-1 - g] for g in walk], dtype=np.int64)
-        active = active[active >= 0]
+        new_ids = _join(groups, ordered, position, starts, lengths, lift_start, lift_term, plans, lifted)
+        # the next pass's active groups, in walk order: each window replaced by its joint, if it has a residual
+        walk = ordered.copy()
+        walk[starts] = new_ids
+        walk[concat_ranges(starts + 1, lengths - 1)] = -1
+        active = walk[walk >= 0]
     for plan, shared in zip(
         plans, _shared_chunks(dataset, clusters, plans, np.concatenate(lifted), span, k, m), strict=True
     ):
@@ -322,31 +398,46 @@ def refine(
     return plans
 
 
+def _walk(length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The windows of one pass's walk, as ``(starts, lengths)``: from the first
+    position, a start whose window lifts (``length``: :func:`_lifts`) makes a
+    joint cluster and the walk resumes after its window; otherwise the walk
+    moves on by one. Only the starts that would lift are visited."""
+    candidates = np.flatnonzero(length)
+    starts: list[int] = []
+    resume = 0
+    for start, size in zip(candidates.tolist(), length[candidates].tolist(), strict=True):
+        if start >= resume:
+            starts.append(start)
+            resume = start + size
+    chosen = np.array(starts, dtype=np.int64)
+    return chosen, length[chosen]
+
+
 def _join(
     groups: _Groups,
     ordered: np.ndarray,
     position: np.ndarray,
-    windows: list[tuple[int, int]],
+    starts: np.ndarray,
+    lengths: np.ndarray,
     lift_start: np.ndarray,
     lift_term: np.ndarray,
     plans: list[JointPlan],
     lifted_keys: list[np.ndarray],
-) -> list[int]:
-    """Make a joint cluster of each lifting window ``(start, length)`` of one
-    pass: its plan, its lifted terms (appended to ``lifted_keys`` as
+) -> np.ndarray:
+    """Make a joint cluster of each lifting window (``starts``, ``lengths``:
+    :func:`_walk`) of one pass: its plan, its lifted terms (appended to ``lifted_keys`` as
     ``plan * span + term``, for the shared chunks), and
     its group, whose residual terms are the window's combined residual supports
     without the blocked and lifted terms, and whose blocked terms are the
     window's plus the lifted ones. Returns the new groups' ids (-1 for a joint
     with no residual term left: it takes no further part)."""
     span = groups.span
-    starts = np.array([s for s, _ in windows], dtype=np.int64)
-    lengths = np.array([n for _, n in windows], dtype=np.int64)
     window_of = np.full(len(ordered), -1, dtype=np.int64)
     covered = np.repeat(starts - np.r_[0, np.cumsum(lengths)[:-1]], lengths) + np.arange(int(lengths.sum()))
-    window_of[covered] = np.repeat(np.arange(len(windows), dtype=np.int64), lengths)
+    window_of[covered] = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
     start_of = np.full(len(ordered), -1, dtype=np.int64)
-    start_of[starts] = np.arange(len(windows))
+    start_of[starts] = np.arange(len(starts))
     j = start_of[lift_start]
     lifted = unique_int(j[j >= 0] * span + lift_term[j >= 0])
 
@@ -357,17 +448,20 @@ def _join(
         return j >= 0, j[j >= 0] * span + term[j >= 0]
 
     inside, res_keys = of_windows(groups.res_keys)
-    res_keys, inverse = np.unique(res_keys, return_inverse=True)
-    res_count = np.bincount(inverse, weights=groups.res_count[inside]).astype(np.int64)
+    by_key = np.argsort(res_keys)
+    res_keys, res_count = res_keys[by_key], groups.res_count[inside][by_key]
+    firsts = _run_starts(res_keys)
+    res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
     blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
     keep = ~_in_sorted(blocked, res_keys)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
     lifted_keys.append(lifted + len(plans) * span)
-    members = ordered.tolist()
-    for s, length in windows:
-        plans.append(JointPlan([groups.refs[g] for g in members[s : s + length]]))
+    members = [groups.refs[g] for g in ordered[covered].tolist()]  # window by window
+    ends = np.cumsum(lengths).tolist()
+    for begin, end in zip([0, *ends[:-1]], ends, strict=True):
+        plans.append(JointPlan(members[begin:end]))
         groups.refs.append(("j", len(plans) - 1))
     groups.add(res_keys + first_id * span, res_count, blocked + first_id * span)
-    has_residual = np.bincount(res_keys // span, minlength=len(windows)) > 0
-    return [first_id + n if has_residual[n] else -1 for n in range(len(windows))]
+    has_residual = np.bincount(res_keys // span, minlength=len(starts)) > 0
+    return np.where(has_residual, first_id + np.arange(len(starts), dtype=np.int64), -1)

@@ -1,0 +1,65 @@
+"""The tree of joint clusters worked out on a release's arrays (issue 20: the
+structure checks at 5M records spent most of their time building a set of
+clusters per joint cluster).
+
+:func:`laminar_parents` gives what
+:func:`~.reconstruction_bounds.joint_parents` gives, for the common case of a
+release held as CSR arrays whose joint clusters list only clusters (the
+flattened nesting disassociation writes), with a few integer sorts: each
+cluster's joint clusters ordered smallest first (equal sets: the earlier
+first) form its chain of ancestors; the joint clusters nest exactly when every
+joint cluster is followed, in the chain of every cluster under it, by the same
+joint cluster or by none. It declines (``None``) whatever it does not decide
+that way (a member that is a joint cluster or no cluster, joint clusters that
+do not nest), and the caller then asks ``joint_parents``, which names the
+problem.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privtool.arrays import run_starts, unique_int
+from privtool.release_arrays import ReleaseArrays
+
+
+def laminar_parents(arrays: ReleaseArrays) -> dict[str, str] | None:
+    """The parent of every cluster and joint cluster in the tree of joint
+    clusters of ``arrays`` (the smallest joint cluster strictly above it; equal
+    sets of clusters: the later one is above), or ``None`` (see the module doc)."""
+    n_clusters, n_joints = arrays.n_clusters, arrays.n_joint_clusters
+    if not n_joints:
+        return {}
+    members, offsets = arrays.member_index
+    if len(members) == 0 or int(members.min()) < 0:
+        return None
+    joint = np.repeat(np.arange(n_joints, dtype=np.int64), np.diff(offsets))
+    pairs = unique_int(joint * n_clusters + members.astype(np.int64))  # a cluster listed twice counts once
+    joint, cluster = np.divmod(pairs, n_clusters)
+    width = np.bincount(joint, minlength=n_joints)
+    if np.any(width == 0):
+        return None
+    rank = np.empty(n_joints, dtype=np.int64)
+    rank[np.lexsort((np.arange(n_joints), width))] = np.arange(n_joints, dtype=np.int64)  # smallest first
+    by_rank = np.argsort(rank)
+    chains = np.sort(cluster * n_joints + rank[joint])  # each cluster's joint clusters, innermost first
+    holder, link = np.divmod(chains, n_joints)
+    first = run_starts(holder)
+    last = np.r_[first[1:], len(holder)] - 1
+    inner = by_rank[link]
+    # the joint after each link in its cluster's chain (-1 after the last)
+    after = np.full(len(link), -1, dtype=np.int64)
+    not_last = np.ones(len(link), dtype=bool)
+    not_last[last] = False
+    after[not_last] = inner[1:][not_last[:-1]]
+    # nested iff every joint cluster has one "after" for all its clusters
+    keys = np.sort(inner * (n_joints + 1) + (after + 1))
+    distinct = keys[run_starts(keys)] // (n_joints + 1)
+    if len(distinct) != n_joints or np.any(distinct[1:] == distinct[:-1]):
+        return None
+    above = np.full(n_joints, -1, dtype=np.int64)
+    above[inner] = after
+    joint_ids, cluster_ids = arrays.joint_ids, arrays.cluster_ids
+    parent = {cluster_ids[c]: joint_ids[j] for c, j in zip(holder[first].tolist(), inner[first].tolist(), strict=True)}
+    parent.update((joint_ids[j], joint_ids[a]) for j, a in zip(range(n_joints), above.tolist(), strict=True) if a >= 0)
+    return parent
