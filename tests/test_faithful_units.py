@@ -30,10 +30,13 @@ def outcome_of(check):
 
 
 def both(release, original, trail):
-    """The unit check's result (one unit, and units of a few occurrences, which
-    must agree) and the per-cluster check's."""
+    """The unit check's result (one unit, and units and shared-chunk slabs of a
+    few occurrences, which must agree) and the per-cluster check's."""
     fast = outcome_of(lambda: check_disassociated_content(release, original, trail))
-    with mock.patch.object(faithfulness, "units", lambda occurrences: faithful_units.units(occurrences, most=4)):
+    with (
+        mock.patch.object(faithfulness, "units", lambda occurrences: faithful_units.units(occurrences, most=4)),
+        mock.patch.object(faithful_units, "SLAB_OCCURRENCES", 3),
+    ):
         small = outcome_of(lambda: check_disassociated_content(release, original, trail))
     assert small == fast
     slow = outcome_of(lambda: check_disassociated_content(release, original, trail, fast=False))

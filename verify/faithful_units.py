@@ -5,11 +5,13 @@
 the release's CSR (codes only), the original records in the release's codes
 (the trail's removed occurrences left out, labels the release never publishes
 as -1) grouped by cluster through the trail, and the trail's ghost
-sub-records. A unit is a range of :attr:`ContentArrays.order`, which lists the
-clusters grouped by the top joint cluster above them, so every joint cluster's
-records are in the unit that checks its shared chunks. The driver cuts no
-per-cluster data: :func:`check_unit` slices what its unit needs from the
-shared arrays, on a worker when the arrays were sent there once.
+sub-records. A unit is a plain range of clusters (:func:`units`); it returns
+its records' projections on the shared chunks, and :func:`bad_joints` compares
+those with the shared chunks once, in the driver (REFINE nests joint clusters
+into trees that cover nearly the whole release, so units cut by top joint
+cluster would be one unit). The driver cuts no per-cluster data:
+:func:`check_unit` slices what its unit needs from the shared arrays, on a
+worker when the arrays were sent there once.
 
 :func:`check_unit` is exact but one-sided: what it passes is faithful exactly as
 :func:`privtool.verifiers.faithfulness.check_disassociated_content`'s
@@ -42,7 +44,9 @@ REMOVED = -2
 """Code of an original occurrence the trail removed (``ContentArrays.codes``)."""
 HASH_SEED = 0x5EED_F417
 UNIT_OCCURRENCES = 1 << 21
-"""Original item occurrences per unit (about; a joint cluster's records stay in one unit)."""
+"""Original item occurrences per unit (about; a larger cluster is a unit alone)."""
+SLAB_OCCURRENCES = 1 << 22
+"""Published shared-chunk occurrences :func:`bad_joints` compares at a time (about)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -313,19 +317,33 @@ def joint_domains(arrays: ReleaseArrays, wide: int) -> tuple[Ints, Ints]:
 
 def bad_joints(data: ContentArrays, results: list[UnitResult]) -> Ints:
     """The joint clusters (positions) whose shared chunks are not exactly the
-    projections the units returned plus their ghosts."""
+    projections the units returned plus their ghosts, compared a slab of
+    shared chunks (about :data:`SLAB_OCCURRENCES` published occurrences) at a
+    time so that the driver's temporaries stay bounded (at 5M records all the
+    shared chunks at once took 1.9 GB)."""
     d = data
     first = int(d.owner_offsets[d.n_clusters])
-    chunks = np.arange(first, len(d.chunk_offsets) - 1, dtype=np.int64)
-    row_chunk, row_offsets, row_codes = _rows(d, chunks)
-    sub_chunk = np.concatenate([r.shared_chunk for r in results] or [np.zeros(0, dtype=np.int64)]) - first
-    lengths = np.concatenate([r.shared_lengths for r in results] or [np.zeros(0, dtype=np.int64)])
+    empty = np.zeros(0, dtype=np.int64)
+    sub_chunk = np.concatenate([r.shared_chunk for r in results] or [empty]) - first
+    lengths = np.concatenate([r.shared_lengths for r in results] or [empty])
     codes = np.concatenate([r.shared_codes for r in results] or [np.zeros(0, dtype=np.int32)])
-    a_chunk, a_offsets, a_codes = _with_ghosts(d, chunks, sub_chunk, lengths, codes)
-    bad = _bad_chunks(
-        _words(d.n_labels + 1), len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes
-    )
-    owners = np.searchsorted(d.owner_offsets, chunks[bad], side="right") - 1
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if len(lengths) else empty
+    by_chunk = np.argsort(sub_chunk, kind="stable")  # each chunk's sub-records in the units' order
+    sorted_chunk = sub_chunk[by_chunk]
+    row_bounds = d.row_offsets[d.chunk_offsets[first:]]
+    words = _words(d.n_labels + 1)
+    found = [empty]
+    for lo, hi in units(np.diff(row_bounds), SLAB_OCCURRENCES):
+        chunks = np.arange(first + lo, first + hi, dtype=np.int64)
+        row_chunk, row_offsets, row_codes = _rows(d, chunks)
+        a, b = np.searchsorted(sorted_chunk, [lo, hi])
+        picked = by_chunk[a:b]
+        a_chunk, a_offsets, a_codes = _with_ghosts(
+            d, chunks, sorted_chunk[a:b] - lo, lengths[picked], codes[concat_ranges(starts[picked], lengths[picked])]
+        )
+        bad = _bad_chunks(words, len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes)
+        found.append(chunks[bad])
+    owners = np.searchsorted(d.owner_offsets, np.concatenate(found), side="right") - 1
     return unique_int(owners) - d.n_clusters
 
 
