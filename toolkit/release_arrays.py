@@ -54,9 +54,10 @@ def frozen(values: npt.ArrayLike, dtype: type[np.integer]) -> npt.NDArray:
     return array
 
 
-def offsets_of(lengths: Iterable[int]) -> Ints:
-    """CSR offsets (length n + 1, starting at 0) of consecutive groups of these lengths."""
-    sizes = np.fromiter(lengths, dtype=np.int64)
+def offsets_of(lengths: Iterable[int] | npt.NDArray[np.integer]) -> Ints:
+    """CSR offsets (length n + 1, starting at 0, read-only) of consecutive
+    groups of these lengths (an array is taken as it is, not item by item)."""
+    sizes = lengths.astype(np.int64, copy=False) if isinstance(lengths, np.ndarray) else np.fromiter(lengths, np.int64)
     out = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=out[1:])
     out.flags.writeable = False

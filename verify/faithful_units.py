@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from privtool.arrays import concat_ranges, csr_positions, pair_key, unique_int
-from privtool.release_arrays import Codes, Ints, ReleaseArrays
+from privtool.release_arrays import Codes, Ints, ReleaseArrays, offsets_of
 
 NONE = -2
 """Lookup result of an occurrence whose item the cluster publishes nowhere."""
@@ -277,8 +277,7 @@ def _rows(d: ContentArrays, chunks: Ints) -> tuple[Ints, Ints, Codes]:
     rows = concat_ranges(d.chunk_offsets[chunks], per_chunk)
     row_chunk = np.repeat(np.arange(len(chunks)), per_chunk)
     row_codes, row_lengths = d.items[csr_positions(d.row_offsets, rows)], d.row_offsets[rows + 1] - d.row_offsets[rows]
-    row_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(row_lengths, out=row_offsets[1:])
+    row_offsets = offsets_of(row_lengths)
     row_of = np.repeat(np.arange(len(rows)), row_lengths)
     if len(row_codes) > 1 and np.any((np.diff(row_codes) <= 0) & (row_of[1:] == row_of[:-1])):
         row_codes = row_codes[np.lexsort((row_codes, row_of))]  # rows as sets, ascending
@@ -294,8 +293,7 @@ def _with_ghosts(
     ghosts_of = np.searchsorted(d.ghost_chunk, chunks, side="right") - first_ghost
     ghosts = concat_ranges(first_ghost, ghosts_of)
     all_lengths = np.concatenate([lengths, d.ghost_offsets[ghosts + 1] - d.ghost_offsets[ghosts]])
-    offsets = np.zeros(len(all_lengths) + 1, dtype=np.int64)
-    np.cumsum(all_lengths, out=offsets[1:])
+    offsets = offsets_of(all_lengths)
     all_codes = np.concatenate([codes, d.ghost_items[csr_positions(d.ghost_offsets, ghosts)]])
     return np.concatenate([sub_chunk, np.repeat(np.arange(len(chunks)), ghosts_of)]), offsets, all_codes
 
@@ -327,7 +325,7 @@ def bad_joints(data: ContentArrays, results: list[UnitResult]) -> Ints:
     sub_chunk = np.concatenate([r.shared_chunk for r in results] or [empty]) - first
     lengths = np.concatenate([r.shared_lengths for r in results] or [empty])
     codes = np.concatenate([r.shared_codes for r in results] or [np.zeros(0, dtype=np.int32)])
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if len(lengths) else empty
+    starts = offsets_of(lengths)[:-1]
     by_chunk = np.argsort(sub_chunk, kind="stable")  # each chunk's sub-records in the units' order
     sorted_chunk = sub_chunk[by_chunk]
     row_bounds = d.row_offsets[d.chunk_offsets[first:]]
