@@ -19,8 +19,7 @@ faithfulness's :class:`privtool.verifiers.faithful_units.ContentArrays`) goes
 to the cluster once, not with each batch (:func:`shared_on_cluster`). Dask's
 comm layer holds a copy of whatever it sends while sending it, so the function's
 arrays are sent one buffer at a time: the driver's peak grows by the largest
-buffer, not by the whole function (a 763 MB array scattered whole raised the
-driver's peak by 763 MB; in 100 MB pieces by 192 MB).
+buffer, not by the whole function.
 """
 
 from __future__ import annotations
