@@ -8,6 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+SLAB_OCCURRENCES = 1 << 18
+"""Item occurrences one bounded numpy pass over a release handles at a time
+(the verifiers' and the sanitizer's slabs; their temporaries are a few int64
+arrays of that length, tens of MiB). Small enough that the slab is full, and
+so the same size, from a few hundred thousand records on: a stage's peak then
+grows with the data in proportion, not with a slab that fills up between 1M and
+2M records (docs/results/scale.md, "The fixed base"); smaller slabs cost no more CPU."""
+
 
 def run_starts(sorted_values: np.ndarray) -> np.ndarray:
     """Positions where a new run of equal values starts in a sorted 1-D array."""

@@ -32,6 +32,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
+from privtool.arrays import SLAB_OCCURRENCES
 from privtool.context import past
 from privtool.errors import TimedOut
 from privtool.release_arrays import ReleaseArrays
@@ -241,11 +242,6 @@ def check_cover_chunks(batch: ChunkBatch, requested: str, deadline: float | None
         check_cover_unit((location, rows, requested), deadline)
         for location, rows in zip(batch.locations(), batch.chunks(), strict=True)
     )
-
-
-SLAB_OCCURRENCES = 1 << 22
-"""Item occurrences :func:`check_cover_arrays` counts in one numpy pass (its
-temporaries are a few int64 arrays of that length)."""
 
 
 def check_cover_arrays(arrays: ReleaseArrays, slab: int = SLAB_OCCURRENCES) -> UnitTally:

@@ -31,7 +31,7 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from privtool.arrays import concat_ranges, csr_positions, pair_key, unique_int
+from privtool.arrays import SLAB_OCCURRENCES, concat_ranges, csr_positions, pair_key, unique_int
 from privtool.release_arrays import Codes, Ints, ReleaseArrays, offsets_of
 
 NONE = -2
@@ -43,10 +43,10 @@ SHARED = -3
 REMOVED = -2
 """Code of an original occurrence the trail removed (``ContentArrays.codes``)."""
 HASH_SEED = 0x5EED_F417
-UNIT_OCCURRENCES = 1 << 21
-"""Original item occurrences per unit (about; a larger cluster is a unit alone)."""
-SLAB_OCCURRENCES = 1 << 22
-"""Published shared-chunk occurrences :func:`bad_joints` compares at a time (about)."""
+UNIT_OCCURRENCES = 1 << 19
+"""Original item occurrences per unit (about; a larger cluster is a unit alone):
+a worker's temporaries for one unit are about a hundred bytes per occurrence,
+so a unit is full, and the worker's peak the same, from about 100,000 records on."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -316,7 +316,7 @@ def joint_domains(arrays: ReleaseArrays, wide: int) -> tuple[Ints, Ints]:
 def bad_joints(data: ContentArrays, results: list[UnitResult]) -> Ints:
     """The joint clusters (positions) whose shared chunks are not exactly the
     projections the units returned plus their ghosts, compared a slab of
-    shared chunks (about :data:`SLAB_OCCURRENCES` published occurrences) at a
+    shared chunks (about :data:`privtool.arrays.SLAB_OCCURRENCES` published occurrences) at a
     time so that the driver's temporaries stay bounded (at 5M records all the
     shared chunks at once took 1.9 GB)."""
     d = data

@@ -22,7 +22,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from privtool.arrays import concat_ranges
+from privtool.arrays import SLAB_OCCURRENCES, concat_ranges
 from privtool.attacks.cover import vulnerable_mask
 from privtool.lazy_sequence import LazySequence
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
@@ -176,12 +176,11 @@ def csr_offsets(lengths: np.ndarray) -> Ints:
     return out
 
 
-SLAB = 1 << 22
-"""Item occurrences of the input :func:`apply_changes` assembles per step (bounds its index arrays)."""
-
-
 def apply_changes(
-    arrays: ReleaseArrays, changes: Mapping[int, CodedChunk | None], canonical: bool = False, slab: int = SLAB
+    arrays: ReleaseArrays,
+    changes: Mapping[int, CodedChunk | None],
+    canonical: bool = False,
+    slab: int = SLAB_OCCURRENCES,
 ) -> ReleaseArrays:
     """The release's arrays with ``changes`` applied (chunk position -> new
     content, ``None``: the chunk is removed), each cluster's size grown to its
