@@ -1,6 +1,6 @@
 """How cost grows: the scale run's stages over several sizes, time and peak memory per record.
 
-    python benchmarks/scale_growth.py run --label after --records 500000,1000000,2000000,5000000
+    python benchmarks/scale_growth.py run --label after --records 500000,1000000,2000000,5000000 --base-records 10000
     python benchmarks/scale_growth.py plot benchmarks/out/growth/before.json benchmarks/out/growth/after.json \\
         --png docs/results/scale-growth.png
 
@@ -15,12 +15,21 @@ largest worker (sampled ``VmHWM``), the load average before and after. The
 results go to ``DIR/LABEL.json`` after every stage, so an interrupted run
 keeps what finished (``--resume`` skips the stages already there). Outputs
 of the stages go to ``DIR/LABEL/N/``; the data files are shared by the labels.
+``--base-records N`` first runs the same stages on N records (default 10,000;
+0: none) and records them as the run's *base*: what a stage costs whatever
+its input (interpreter, imports, the Dask cluster).
 
 ``plot`` draws time and peak memory per record against the number of records
 (log x, one line per stage, one line style per results file) and prints, per
 file and stage, the flatness ratio (the largest per-record figure over the
 smallest across the sizes), the pipeline's wall time per size, and the stage
 process's memory per million records (least-squares slope of its peak against N).
+With a base in the file it also prints, per stage, the base's peak and the
+flatness of the *marginal* memory per record, (peak - base peak) / records,
+peaks being the larger of the main process's and the largest worker's as in
+the raw figure. The base does not hold the bounded buffers (slabs, units,
+batches) that a tiny input never fills, so the marginal figure still carries
+them as a fixed part at every size.
 """
 
 from __future__ import annotations
@@ -28,9 +37,11 @@ from __future__ import annotations
 import argparse
 import calendar
 import json
+import math
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,49 +69,85 @@ def run(opts: argparse.Namespace) -> None:
     record = load(out) if opts.resume else {}
     record.update({"label": opts.label, "workers": opts.workers, "commit": opts.commit or git_head()})
     record.setdefault("sizes", {})
-    executor = executor_options(opts.workers, None)
-    for records in (int(n) for n in opts.records.split(",")):
-        data = opts.dir / "data" / f"pos-{records}.dat"
-        work = opts.dir / opts.label / str(records)
-        work.mkdir(parents=True, exist_ok=True)
-        data.parent.mkdir(parents=True, exist_ok=True)
-        commands = stage_commands(data, work, records, executor)
-        size = record["sizes"].setdefault(str(records), {"stages": []})
-        if not data.exists():
-            size["synth"] = stage("synth", commands["synth"], work)
-        done = {s["stage"] for s in size["stages"]}
-        for name in opts.stages.split(","):
-            if name in done:
-                continue
-            left = opts.deadline - time.time() if opts.deadline else None
-            if left is not None and left <= 0:
-                break
-            result = stage(name, commands[name], work, left)
-            if name in ("verify", "faithfulness") and result.get("finished", True):
-                report = json.loads((work / f"{name}.out").read_text())
-                result["verdict"] = report["verdict"]  # faithfulness alone: INCOMPLETE, the claims need the rest
-                result["certificates"] = {c["guarantee"]: c["holds"] for c in report["certificates"]}
-            size["stages"].append(result)
-            out.write_text(json.dumps(record, indent=1) + "\n")
-            if not result.get("finished", True):
-                break
-        print(f"{records} records: {sum(s['wall_s'] for s in size['stages']):.1f} s wall", flush=True)
+    if opts.base_records:
+        base = record.setdefault("base", {"records": opts.base_records, "stages": []})
+        if base["records"] != opts.base_records:
+            raise SystemExit(f"{out} holds a base of {base['records']} records, not {opts.base_records}.")
+        run_size(opts, record, out, opts.base_records, base)
+    for records in (int(n) for n in opts.records.split(",") if n):
+        run_size(opts, record, out, records, record["sizes"].setdefault(str(records), {"stages": []}))
     out.write_text(json.dumps(record, indent=1) + "\n")
 
 
-def per_record(record: dict[str, Any]) -> dict[str, dict[str, list[tuple[int, float, float, float]]]]:
-    """Per stage: (records, wall us/record, CPU us/record, peak bytes/record of the larger of main and worker)."""
-    table: dict[str, list[tuple[int, float, float, float]]] = {}
+def run_size(opts: argparse.Namespace, record: dict[str, Any], out: Path, records: int, size: dict[str, Any]) -> None:
+    """The stages of ``opts.stages`` not yet in ``size`` on RECORDS records, saved to OUT after each."""
+    executor = executor_options(opts.workers, None)
+    data = opts.dir / "data" / f"pos-{records}.dat"
+    work = opts.dir / opts.label / str(records)
+    work.mkdir(parents=True, exist_ok=True)
+    data.parent.mkdir(parents=True, exist_ok=True)
+    commands = stage_commands(data, work, records, executor)
+    if not data.exists():
+        size["synth"] = stage("synth", commands["synth"], work)
+    done = {s["stage"] for s in size["stages"]}
+    for name in opts.stages.split(","):
+        if name in done:
+            continue
+        left = opts.deadline - time.time() if opts.deadline else None
+        if left is not None and left <= 0:
+            break
+        result = stage(name, commands[name], work, left)
+        if name in ("verify", "faithfulness") and result.get("finished", True):
+            report = json.loads((work / f"{name}.out").read_text())
+            result["verdict"] = report["verdict"]  # faithfulness alone: INCOMPLETE, the claims need the rest
+            result["certificates"] = {c["guarantee"]: c["holds"] for c in report["certificates"]}
+        size["stages"].append(result)
+        out.write_text(json.dumps(record, indent=1) + "\n")
+        if not result.get("finished", True):
+            break
+    print(f"{records} records: {sum(s['wall_s'] for s in size['stages']):.1f} s wall", flush=True)
+
+
+def stage_peak_mib(stage_result: dict[str, Any]) -> float:
+    """A stage's peak: the larger of its main process's and its largest worker's (MiB)."""
+    return max(stage_result["peak_mib"], stage_result.get("peak_worker_mib", 0.0))
+
+
+def flatness(values: Sequence[float]) -> float:
+    """The largest of per-record figures over the smallest (1.0: perfectly flat)."""
+    return max(values) / min(values)
+
+
+def marginal_bytes_per_record(peak_mib: float, base_mib: float, records: int) -> float:
+    """Peak memory above the base, per record: ``(peak - base) / records`` in bytes."""
+    return (peak_mib - base_mib) * MIB / records
+
+
+def base_peaks(record: dict[str, Any]) -> dict[str, float]:
+    """Per stage, the peak (MiB, :func:`stage_peak_mib`) of the run's base, if it has one."""
+    stages = record.get("base", {}).get("stages", [])
+    return {s["stage"]: stage_peak_mib(s) for s in stages if s.get("finished", True)}
+
+
+Row = tuple[int, float, float, float, float]
+
+
+def per_record(record: dict[str, Any]) -> dict[str, list[Row]]:
+    """Per stage and size: (records, wall us/record, CPU us/record, peak bytes/record,
+    marginal peak bytes/record above the base, NaN without one); peaks as :func:`stage_peak_mib`."""
+    base = base_peaks(record)
+    table: dict[str, list[Row]] = {}
     for n, size in sorted(record["sizes"].items(), key=lambda kv: int(kv[0])):
         records = int(n)
         for s in size["stages"]:
             if not s.get("finished", True):
                 continue
-            peak = max(s["peak_mib"], s.get("peak_worker_mib", 0.0)) * MIB
+            peak = stage_peak_mib(s)
+            marginal = marginal_bytes_per_record(peak, base[s["stage"]], records) if s["stage"] in base else math.nan
             table.setdefault(s["stage"], []).append(
-                (records, s["wall_s"] / records * 1e6, s["cpu_s"] / records * 1e6, peak / records)
+                (records, s["wall_s"] / records * 1e6, s["cpu_s"] / records * 1e6, peak * MIB / records, marginal)
             )
-    return {"stages": table}
+    return table
 
 
 def slope_mib_per_million(points: list[tuple[int, float]]) -> float:
@@ -135,21 +182,25 @@ def summary(record: dict[str, Any]) -> str:
         if {s["stage"] for s in size["stages"] if s.get("finished", True)} >= set(PIPELINE):
             total = sum(s["wall_s"] for s in size["stages"] if s["stage"] in PIPELINE)
             lines.append(f"| {records:,} | **pipeline** | **{total:.1f}** | | | | | | | |")
+    based = f"{record['base']['records']:,} records" if "base" in record else "no base run"
     lines += [
         "",
-        "| stage | sizes | flatness wall/rec | flatness CPU/rec | flatness peak/rec | main MiB per 1M records |",
-        "|---|---|---:|---:|---:|---:|",
+        f"| stage | sizes | flatness wall/rec | flatness CPU/rec | flatness peak/rec | base peak MiB ({based})"
+        " | flatness marginal peak/rec, (peak - base) / records | main MiB per 1M records |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, rows in per_record(record)["stages"].items():
+    base = base_peaks(record)
+    for name, rows in per_record(record).items():
         if len(rows) < 2:
             continue
-        ratio = [max(r[i] for r in rows) / min(r[i] for r in rows) for i in (1, 2, 3)]
+        ratio = [flatness([r[i] for r in rows]) for i in (1, 2, 3)]
         mains = [
             (int(n), s["peak_mib"]) for n, size in record["sizes"].items() for s in size["stages"] if s["stage"] == name
         ]
         sizes = ", ".join(f"{r[0] / 1e6:g}M" for r in rows)
         flat = " | ".join(f"{r:.2f}" for r in ratio)
-        lines.append(f"| {name} | {sizes} | {flat} | {slope_mib_per_million(mains):,.0f} |")
+        marginal = f"{base[name]:,.0f} | {flatness([r[4] for r in rows]):.2f}" if name in base else "- | -"
+        lines.append(f"| {name} | {sizes} | {flat} | {marginal} | {slope_mib_per_million(mains):,.0f} |")
     return "\n".join(lines)
 
 
@@ -160,25 +211,27 @@ def plot(paths: list[Path], png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), layout="constrained")
+    records = [load(path) for path in paths]
+    panels = 4 if any("base" in record for record in records) else 3
+    fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 4.8), layout="constrained")
     styles = ["--", "-", ":", "-."]
     colours = {name: f"C{i}" for i, name in enumerate(PIPELINE)}
     sizes: set[int] = set()
-    for path, style in zip(paths, styles, strict=False):
-        record = load(path)
+    for record, style in zip(records, styles, strict=False):
         print(summary(record) + "\n")
-        for name, rows in per_record(record)["stages"].items():
+        for name, rows in per_record(record).items():
             xs = [r[0] for r in rows]
             sizes.update(xs)  # a size with no finished stage gets no tick
             label = f"{name} ({record['label']})"
-            for ax, i in zip(axes, (1, 2, 3), strict=True):
+            for ax, i in zip(axes, (1, 2, 3, 4), strict=False):  # NaN (no base): no line in the fourth
                 ax.plot(xs, [r[i] for r in rows], style, marker="o", color=colours.get(name, "k"), label=label)
     titles = (
         "wall time per record (us)",
         "CPU time per record (us, stage + workers)",
         "peak memory per record (bytes, main or worker)",
+        "marginal peak memory per record (bytes, (peak - base) / records)",
     )
-    for ax, title in zip(axes, titles, strict=True):
+    for ax, title in zip(axes, titles, strict=False):
         ax.set_xscale("log")
         ax.set_xticks(sorted(sizes), [f"{n / 1e6:g}M" for n in sorted(sizes)])
         ax.minorticks_off()
@@ -201,6 +254,7 @@ def main() -> None:
     running.add_argument("--records", default="500000,1000000,2000000,5000000", help="Comma-separated sizes, in order.")
     running.add_argument("--label", default="after", help="Names the results file and the output folder.")
     running.add_argument("--workers", type=int, default=2)
+    running.add_argument("--base-records", type=int, default=10_000, help="Size of the base run, done first (0: none).")
     running.add_argument("--dir", type=Path, default=Path("benchmarks/out/growth"))
     running.add_argument("--json", type=Path, default=None, help="Results file (default DIR/LABEL.json).")
     running.add_argument("--stages", default=",".join(PIPELINE), help="Comma-separated subset of the pipeline.")
