@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, lexicographic_order, unique_int
+from privtool.arrays import concat_ranges, in_sorted, lexicographic_order, unique_int
 from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
@@ -46,14 +46,6 @@ RESIDUAL_BATCH_OCCURRENCES = 1_000_000
 
 SHARED_BATCH_OCCURRENCES = 1_000_000
 """Lifted occurrences per vectorised pass of :func:`.verpart.cluster_terms` over joint clusters."""
-
-
-def _in_sorted(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each of ``keys`` occurs in the ascending array ``table``."""
-    if not len(table):
-        return np.zeros(len(keys), dtype=bool)
-    pos = np.minimum(np.searchsorted(table, keys), len(table) - 1)
-    return table[pos] == keys
 
 
 def _run_starts(keys: np.ndarray) -> np.ndarray:
@@ -85,7 +77,7 @@ def _residual_supports(
         record_cluster = np.repeat(np.arange(lo, hi, dtype=np.int64), cluster_sizes[lo:hi])
         batch = record_cluster[local] * span + items
         wanted = term_keys[np.searchsorted(term_keys, lo * span) : np.searchsorted(term_keys, hi * span)]
-        batch = np.sort(batch[_in_sorted(wanted, batch)])
+        batch = np.sort(batch[in_sorted(wanted, batch)])
         starts = _run_starts(batch)
         keys.append(batch[starts])
         counts.append(np.diff(np.r_[starts, len(batch)]).astype(np.int64))
@@ -453,7 +445,7 @@ def _join(
     firsts = _run_starts(res_keys)
     res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
     blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
-    keep = ~_in_sorted(blocked, res_keys)
+    keep = ~in_sorted(blocked, res_keys)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
     lifted_keys.append(lifted + len(plans) * span)
