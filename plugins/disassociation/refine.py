@@ -225,10 +225,12 @@ def _lifts(
     With each term's entries in position order, the entry e at position p
     lifts t in the window from s = p - d (d = 1 .. k-1) when e's support plus
     those of t's entries in [s, p) reach k; those entries are e's predecessors
-    within distance d (at most k - 1 of them, positions being distinct). So
-    each entry is checked against its k - 1 predecessors for each d, in
-    :data:`WALK_BLOCK` entries at a time, and only the (few) pairs that reach k
-    are looked up for blocks. An entry of support k or more (VERPART never
+    within distance d (at most k - 1 of them, positions being distinct). As
+    the predecessors' distances grow with their rank, the windows e lifts in
+    are those with d at least the distance of the nearest predecessors whose
+    supports reach k with e's. Each entry is checked against its k - 1
+    predecessors, :data:`WALK_BLOCK` entries at a time, and only the (few)
+    pairs that reach k are looked up for blocks. An entry of support k or more (VERPART never
     leaves one: a chunker that puts frequent terms in term chunks does) lifts
     its term in every window it ends, whatever its predecessors."""
     n, res = len(ordered), view.res
@@ -250,17 +252,19 @@ def _lifts(
         here = np.arange(max(first, 1), last)
         near = (term[here - 1] == term[here]) & (pos[here] - pos[here - 1] < k)  # a predecessor near
         here = here[near & (count[here] < k)]
-        gaps, supports = [], []  # per predecessor b = 1 .. k-1: its distance (k: none) and support
+        # per predecessor b = 1 .. k-1 (rows): its distance (k: none), ascending in b, and its support
+        gaps = np.empty((k - 1, len(here)), dtype=np.int64)
+        supports = np.empty((k - 1, len(here)), dtype=np.int64)
         for b in range(1, k):
             before = np.maximum(here - b, 0)
             same = (here - b >= 0) & (term[before] == term[here])
-            gaps.append(np.where(same, pos[here] - pos[before], k))
-            supports.append(np.where(same, count[before], 0))
+            gaps[b - 1] = np.where(same, pos[here] - pos[before], k)
+            supports[b - 1] = np.where(same, count[before], 0)
+        # the nearest predecessors reaching k with e: the smallest d lifting is the farthest one's distance
+        reach = np.cumsum(supports, axis=0) + count[here] >= k
+        lifting_from = np.where(reach.any(axis=0), gaps[reach.argmax(axis=0), np.arange(len(here))], k)
         for d in range(1, k):
-            earlier = np.zeros(len(here), dtype=np.int64)
-            for gap, support in zip(gaps, supports, strict=True):
-                earlier += np.where(gap <= d, support, 0)
-            hit = np.flatnonzero((earlier + count[here] >= k) & (pos[here] >= d))
+            hit = np.flatnonzero((lifting_from <= d) & (pos[here] >= d))
             found_start.append(pos[here[hit]] - d)
             found_term.append(term[here[hit]])
             found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
