@@ -444,7 +444,7 @@ def _join(
         return j >= 0, j[j >= 0] * span + term[j >= 0]
 
     inside, res_keys = of_windows(groups.res_keys)
-    by_key = np.argsort(res_keys)
+    by_key = np.argsort(res_keys, kind="stable")  # runs: each group's terms ascend
     res_keys, res_count = res_keys[by_key], groups.res_count[inside][by_key]
     firsts = _run_starts(res_keys)
     res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
