@@ -52,7 +52,7 @@ from functools import cached_property
 
 import numpy as np
 
-from privtool.arrays import concat_ranges
+from privtool.arrays import concat_ranges, offsets_of
 from privtool.claims import claimed_level
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import InputError, ParameterError, UserError
@@ -639,8 +639,7 @@ class ReconstructionSampler:
         slot = np.concatenate(slots)
         item = np.concatenate(items)
         order = np.argsort(slot * len(self.labels) + item)  # by slot, then item: one int64 key
-        indptr = np.zeros(self.n_slots + 1, dtype=np.int64)
-        np.cumsum(np.bincount(slot, minlength=self.n_slots), out=indptr[1:])
+        indptr = offsets_of(np.bincount(slot, minlength=self.n_slots))
         return Dataset.from_csr(indptr, item[order], self.labels, normalise=False)
 
 

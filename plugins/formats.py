@@ -31,6 +31,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from privtool.arrays import offsets_of
 from privtool.components import Format
 from privtool.dataset import Dataset
 from privtool.errors import InputError, OutputError, ParameterError
@@ -97,8 +98,7 @@ def dataset_from_tokens(values: np.ndarray, lines: np.ndarray, n_lines: int) -> 
     """Records = lines, items = the integer ``values`` on each line (ascending
     ``lines``). Interned by :func:`intern_integers`, so ids follow numeric order, which is
     :func:`~privtool.dataset.label_sort_key` order for integer labels."""
-    indptr = np.zeros(n_lines + 1, dtype=np.int64)
-    np.cumsum(np.bincount(lines, minlength=n_lines), out=indptr[1:])
+    indptr = offsets_of(np.bincount(lines, minlength=n_lines))
     distinct, ids = intern_integers(values)
     labels = tuple(map(str, distinct.tolist()))
     out_of_order = np.diff(ids) <= 0

@@ -1,4 +1,6 @@
-"""Small numpy helpers for grouping integer arrays by sorting.
+"""Small numpy helpers for grouping integer arrays: runs found by sorting,
+and CSR groups (:func:`offsets_of` is the one place that turns group lengths
+into offsets).
 
 ``np.unique`` on large int64 arrays may take a hash-based path that is slower
 than a plain sort here; these helpers sort once and mark run boundaries.
@@ -6,7 +8,10 @@ than a plain sort here; these helpers sort once and mark run boundaries.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+import numpy.typing as npt
 
 
 def run_starts(sorted_values: np.ndarray) -> np.ndarray:
@@ -48,6 +53,16 @@ def rank_in_runs(run_start: np.ndarray, n: int) -> np.ndarray:
     return concat_ranges(np.zeros(len(run_start), dtype=np.int64), np.diff(np.r_[run_start, n]))
 
 
+def offsets_of(lengths: Iterable[int] | npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
+    """CSR offsets (length n + 1, starting at 0, read-only) of consecutive
+    groups of these lengths (an array is taken as it is, not item by item)."""
+    sizes = lengths.astype(np.int64, copy=False) if isinstance(lengths, np.ndarray) else np.fromiter(lengths, np.int64)
+    out = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    out.flags.writeable = False
+    return out
+
+
 def csr_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Positions ``indptr[r]..indptr[r+1]-1`` of every row in ``rows``, concatenated."""
     return concat_ranges(indptr[rows], indptr[rows + 1] - indptr[rows])
@@ -59,9 +74,7 @@ def csr_distinct(indptr: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np
     n = len(indptr) - 1
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     row, value = split_pair_key(unique_int(pair_key(rows, values)))
-    out = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row, minlength=n), out=out[1:])
-    return out, value
+    return offsets_of(np.bincount(row, minlength=n)), value
 
 
 def row_keys(rows: np.ndarray, base: int) -> np.ndarray | None:

@@ -20,6 +20,14 @@ to the cluster once, not with each batch (:func:`shared_on_cluster`). Dask's
 comm layer holds a copy of whatever it sends while sending it, so the function's
 arrays are sent one buffer at a time: the driver's peak grows by the largest
 buffer, not by the whole function.
+
+A batch is pickled by the driver (:func:`pickled`) and sent as its parts. A
+task's arguments travel inside the task graph, through the scheduler, and Dask
+warns about a graph above 10 MB ("Sending large graph"): a batch of large
+items, such as the slices of a million item occurrences that
+:func:`privtool.release_slices.checked_content` checks, is therefore scattered
+to the workers part by part (:data:`SCATTER_BYTES`) and its task only names the
+parts.
 """
 
 from __future__ import annotations
@@ -42,38 +50,41 @@ IN_FLIGHT_PER_WORKER = 4
 """Batches submitted per worker ahead of the consumer (bounds the client's memory)."""
 
 
-class Batch:
-    """One batch of items, opaque to Dask: a task argument that is a list is
-    walked item by item (looking for futures and graph keys) and may be kept
-    as one object per item; a plain object is pickled once, as a whole."""
-
-    __slots__ = ("items",)
-
-    def __init__(self, items: Sequence[Any]) -> None:
-        self.items = items
+SCATTER_BYTES = 1 << 20
+"""A batch whose pickled parts total at least this many bytes is scattered
+part by part instead of travelling inside its task (Dask warns at 10 MB)."""
 
 
-def apply_batch(fn: Callable[[T], R], batch: Batch) -> list[R]:
-    """Run ``fn`` over one batch on a worker (top level, so Dask can pickle it)."""
-    return [fn(item) for item in batch.items]
+def pickled(obj: Any, dumps: Callable[..., bytes] = pickle.dumps) -> list[Any]:
+    """``obj`` pickled (protocol 5) as ``[header, *buffers]``: the header holds
+    everything but its contiguous arrays, which come after it as byte arrays
+    (out of band, not copied); :func:`rebuilt` puts them together again."""
+    buffers: list[pickle.PickleBuffer] = []
+    header = dumps(obj, protocol=5, buffer_callback=buffers.append)
+    return [header, *(np.frombuffer(buffer.raw(), dtype=np.uint8) for buffer in buffers)]
 
 
 def rebuilt(header: bytes, *buffers: np.ndarray) -> Any:
-    """The object :func:`shared_on_cluster` sent, on the worker that holds its
-    buffers (top level, so Dask can pickle it); its arrays view the buffers."""
+    """The object :func:`pickled` into ``[header, *buffers]`` (top level, so
+    Dask can pickle it); its arrays view the buffers."""
     return pickle.loads(header, buffers=buffers)
+
+
+def apply_batch(fn: Callable[[T], R], header: bytes, *buffers: np.ndarray) -> list[R]:
+    """Run ``fn`` on a worker over the batch :func:`pickled` into ``[header, *buffers]``."""
+    return [fn(item) for item in rebuilt(header, *buffers)]
 
 
 def shared_on_cluster(client: Any, obj: Any) -> Any:
     """A future of ``obj`` on the cluster, sent from the driver once and a
-    buffer at a time: pickled (protocol 5) with its contiguous arrays out of
-    band, each scattered on its own, and put together by a task on a worker;
-    Dask moves the result between workers as any task's result."""
-    buffers: list[pickle.PickleBuffer] = []
-    header = cloudpickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    buffer at a time: pickled (:func:`pickled`, with cloudpickle) with its
+    contiguous arrays out of band, each scattered on its own, and put together
+    by a task on a worker; Dask moves the result between workers as any task's
+    result."""
+    header, *buffers = pickled(obj, cloudpickle.dumps)
     if not buffers:
         return client.scatter(obj, broadcast=True, hash=False)
-    pieces = [client.scatter(np.frombuffer(buffer.raw(), dtype=np.uint8), hash=False) for buffer in buffers]
+    pieces = [client.scatter(buffer, hash=False) for buffer in buffers]
     return client.submit(rebuilt, header, *pieces, pure=False)
 
 
@@ -115,7 +126,10 @@ class DaskExecutor:
         shared_fn = shared_on_cluster(self._client, fn)
         pending: deque[Any] = deque()
         for batch in batches:
-            pending.append(self._client.submit(apply_batch, shared_fn, Batch(batch), pure=False))
+            parts = pickled(batch)
+            if sum(len(part) for part in parts) >= SCATTER_BYTES:
+                parts = [self._client.scatter(part, hash=False) for part in parts]
+            pending.append(self._client.submit(apply_batch, shared_fn, *parts, pure=False))
             if len(pending) >= limit:
                 yield from pending.popleft().result()
         while pending:

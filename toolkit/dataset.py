@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import concat_ranges
+from .arrays import concat_ranges, offsets_of
 
 TEXT_BLOCK_BYTES = 1 << 24
 """Bytes of byte table gathered per block of :meth:`Dataset.content_text` (and of the hash)."""
@@ -194,9 +194,7 @@ class Dataset:
         flat = np.fromiter(
             map(lookup.__getitem__, itertools.chain.from_iterable(rows)), dtype=np.int32, count=int(lengths.sum())
         )
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        return cls.from_csr(indptr, flat, tuple(labels), normalise=True)
+        return cls.from_csr(offsets_of(lengths), flat, tuple(labels), normalise=True)
 
     @classmethod
     def from_pandas(cls, frame: Any, transaction: Hashable | None = None, item: Hashable | None = None) -> Dataset:
@@ -277,9 +275,7 @@ class Dataset:
         a while (HORPART) drops it when done."""
         order = np.argsort(self.items, kind="stable")
         records = np.repeat(np.arange(self.n_records, dtype=np.int64), self.sizes)[order]
-        item_ptr = np.zeros(self.n_items + 1, dtype=np.int64)
-        np.cumsum(self.supports, out=item_ptr[1:])
-        return item_ptr, records
+        return offsets_of(self.supports), records
 
     def record(self, i: int) -> np.ndarray:
         """Item ids of record ``i`` (a read-only view)."""
@@ -331,8 +327,7 @@ class Dataset:
         """The records ``rows`` (in that order) over the same vocabulary."""
         rows = np.asarray(rows, dtype=np.int64)
         sizes = self.sizes[rows]
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=indptr[1:])
+        indptr = offsets_of(sizes)
         if len(rows):
             starts = self.indptr[rows]
             offsets = np.arange(indptr[-1], dtype=np.int64) - np.repeat(indptr[:-1], sizes)
@@ -423,6 +418,4 @@ def _sort_dedup(indptr: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.n
     keep = np.ones(len(items), dtype=bool)
     keep[1:] = (rows[1:] != rows[:-1]) | (items[1:] != items[:-1])
     rows, items = rows[keep], items[keep]
-    new_indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=new_indptr[1:])
-    return new_indptr, np.ascontiguousarray(items, dtype=np.int32)
+    return offsets_of(np.bincount(rows, minlength=n)), np.ascontiguousarray(items, dtype=np.int32)

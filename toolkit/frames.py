@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .arrays import offsets_of
 from .dataset import Dataset, describe_value, label_sort_key
 
 if TYPE_CHECKING:
@@ -151,6 +152,4 @@ def _build(sizes: np.ndarray, ids: np.ndarray, labels: Sequence[str]) -> Dataset
     order = sorted(range(len(labels)), key=lambda j: label_sort_key(labels[j]))
     rank = np.empty(len(labels), dtype=np.int32)
     rank[order] = np.arange(len(labels), dtype=np.int32)
-    indptr = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    return Dataset.from_csr(indptr, rank[np.asarray(ids, dtype=np.int64)], [labels[j] for j in order])
+    return Dataset.from_csr(offsets_of(sizes), rank[np.asarray(ids, dtype=np.int64)], [labels[j] for j in order])

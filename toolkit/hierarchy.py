@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arrays import pair_key, unique_int
+from .arrays import offsets_of, pair_key, unique_int
 from .atomic import write_bytes_atomic
 from .dataset import Dataset, label_sort_key
 from .errors import InputError, ParameterError, line_at
@@ -127,8 +127,7 @@ class Hierarchy:
         self.n_leaves = int(leaf_count[0])
         self.max_depth = int(self.depth.max())
         # children in CSR form; preorder ids make each node's children ascending
-        self.child_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(n_children, out=self.child_ptr[1:])
+        self.child_ptr = offsets_of(n_children)
         self.children = np.argsort(self.parent[1:], kind="stable").astype(np.int32) + 1
         self.child_rank = np.zeros(n, dtype=np.int32)
         self.child_rank[self.children] = np.arange(n - 1, dtype=np.int64) - self.child_ptr[self.parent[self.children]]

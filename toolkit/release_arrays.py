@@ -29,7 +29,7 @@ and to the nested lists of :class:`privtool.release.Release` are
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, pairwise
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from .arrays import offsets_of
 from .dataset import label_sort_key
 
 if TYPE_CHECKING:
@@ -52,16 +53,6 @@ def frozen(values: npt.ArrayLike, dtype: type[np.integer]) -> npt.NDArray:
     array = np.array(values, dtype=dtype)
     array.flags.writeable = False
     return array
-
-
-def offsets_of(lengths: Iterable[int] | npt.NDArray[np.integer]) -> Ints:
-    """CSR offsets (length n + 1, starting at 0, read-only) of consecutive
-    groups of these lengths (an array is taken as it is, not item by item)."""
-    sizes = lengths.astype(np.int64, copy=False) if isinstance(lengths, np.ndarray) else np.fromiter(lengths, np.int64)
-    out = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=out[1:])
-    out.flags.writeable = False
-    return out
 
 
 @dataclass(frozen=True, eq=False)

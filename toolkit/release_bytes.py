@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .arrays import concat_ranges, run_starts
+from .arrays import concat_ranges, offsets_of, run_starts
 from .release_arrays import (
     SLICE,
     Ints,
@@ -359,13 +359,6 @@ def _encoded(values: Iterable[str]) -> tuple[list[bytes], Ints]:
     return encoded, np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
 
 
-def _starts(sizes: Ints) -> Ints:
-    """Where each of consecutive blocks of these sizes starts (exclusive running totals)."""
-    out = np.zeros(len(sizes), dtype=np.int64)
-    np.cumsum(sizes[:-1], out=out[1:])
-    return out
-
-
 def _firsts(offsets: Ints, n: int) -> npt.NDArray[np.bool_]:
     """Per element, whether it is the first of its group (``n`` elements cut by ``offsets``)."""
     first = np.zeros(n + 1, dtype=bool)
@@ -432,15 +425,15 @@ def canonical_bytes(envelope_text: str, kind: str, arrays: ReleaseArrays, hierar
         out = np.empty(2 + int(row_pieces.sum()), dtype=np.int64)
         out[0] = pieces.add(b'"records":[', b"]")
         out[-1] = out[0] + 1
-        _rows(out, pieces, arrays, labels, 1 + _starts(row_pieces), np.array([0, arrays.n_rows]))
+        _rows(out, pieces, arrays, labels, 1 + offsets_of(row_pieces)[:-1], np.array([0, arrays.n_rows]))
         tail = b',"hierarchy":' + _json(hierarchy).encode("utf-8") if kind == "generalized" else b""
         return b"".join((head, b",", pieces.text(out), tail, b"}\n"))
 
     n, n_joint = arrays.n_clusters, arrays.n_joint_clusters
     chunks, owners = arrays.chunk_offsets, arrays.owner_offsets
-    row_total = np.append(0, np.cumsum(row_pieces))
+    row_total = offsets_of(row_pieces)
     chunk_pieces = 2 + row_total[chunks[1:]] - row_total[chunks[:-1]]  # '[', its rows, ']'
-    chunk_total = np.append(0, np.cumsum(chunk_pieces))
+    chunk_total = offsets_of(chunk_pieces)
     terms = np.diff(arrays.term_offsets)
     members, member_offsets = arrays.member_index
     # a cluster: its id, its size, its chunks, '],"term_chunk":[', its terms, ']}';
@@ -448,7 +441,9 @@ def canonical_bytes(envelope_text: str, kind: str, arrays: ReleaseArrays, hierar
     before = np.concatenate([np.full(n, 2), 2 + np.diff(member_offsets)])
     after = np.concatenate([2 + terms, np.ones(n_joint, dtype=np.int64)])
     owner_pieces = before + chunk_total[owners[1:]] - chunk_total[owners[:-1]] + after
-    owner_at = 1 + _starts(owner_pieces) + (np.arange(n + n_joint) >= n)  # after '"clusters":[' (and '],"joint..')
+    owner_at = (
+        1 + offsets_of(owner_pieces)[:-1] + (np.arange(n + n_joint) >= n)
+    )  # after '"clusters":[' (and '],"joint..')
     out = np.empty(3 + int(owner_pieces.sum()), dtype=np.int64)
     out[0] = pieces.add(b'"clusters":[', b'],"joint_clusters":[', b"]", b"[", b",[", b"]}")
     out[1 + owner_pieces[:n].sum()], out[-1] = out[0] + 1, out[0] + 2

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import offsets_of
 from .dataset import Dataset
 from .errors import InputError
 
@@ -34,9 +35,7 @@ def apply_removals(dataset: Dataset, removals: Iterable[tuple[int, int]]) -> Dat
     if not drop.any():
         return dataset
     sizes = dataset.sizes - np.bincount(dataset.record_of_occurrence[drop], minlength=dataset.n_records)
-    indptr = np.zeros(dataset.n_records + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    return Dataset(indptr, dataset.items[~drop].copy(), dataset.labels)
+    return Dataset(offsets_of(sizes), dataset.items[~drop].copy(), dataset.labels)
 
 
 def apply_trail_removals(dataset: Dataset, removed_items: Sequence[Sequence[Any]]) -> Dataset:

@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import offsets_of
 from .context import Context
 from .dataset import Dataset
 from .errors import ParameterError
@@ -188,8 +189,7 @@ def make_patterns(spec: SynthSpec, ctx: Context) -> Patterns:
         new = np.argpartition(-keys, n_new - 1)[:n_new] if n_new else previous[:0]
         previous = np.concatenate([old, new]).astype(np.int64)
         chunks.append(previous)
-    indptr = np.zeros(spec.n_patterns + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
+    indptr = offsets_of(sizes)
     weights = rng.exponential(1.0, spec.n_patterns)
     corruption = np.clip(rng.normal(spec.corruption, math.sqrt(0.1), spec.n_patterns), 0.0, 0.95)
     return Patterns(
@@ -244,8 +244,7 @@ def _expand(
     is_pattern = picks >= 0
     full = np.where(is_pattern, patterns.sizes[np.maximum(picks, 0)], 1)
     owner = np.repeat(np.arange(len(picks), dtype=np.int64), full)
-    starts = np.zeros(len(picks) + 1, dtype=np.int64)
-    np.cumsum(full, out=starts[1:])
+    starts = offsets_of(full)
     offset = np.arange(starts[-1], dtype=np.int64) - starts[owner]
     pattern_items = patterns.items[patterns.indptr[np.maximum(picks, 0)][owner] + offset]
     items = np.where(is_pattern[owner], pattern_items, -1 - picks[owner])
@@ -262,8 +261,7 @@ def _lay_out(
     """Corrupted pattern picks laid end to end and cut into records of the
     ``targets`` lengths: ``(record per item, item)``, grouped by record, in pick order."""
     n = len(targets)
-    bounds = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(targets, out=bounds[1:])
+    bounds = offsets_of(targets)
     total = int(bounds[-1])
     mean_pick = float(np.mean(np.maximum(patterns.sizes * (1 - patterns.corruption), 1)))
     picks_list, kept_list, length = [], [], 0
@@ -326,10 +324,8 @@ def generate_block(spec: SynthSpec, patterns: Patterns, n: int, rng: np.random.G
         order = np.argsort(rows, kind="stable")
         rows, items = _first_occurrences(rows[order], items[order], spec.items)
     counts = np.bincount(rows, minlength=n)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    capped = np.arange(len(rows), dtype=np.int64) - indptr[rows] < targets[rows]
-    np.cumsum(np.minimum(counts, targets), out=indptr[1:])
+    capped = np.arange(len(rows), dtype=np.int64) - offsets_of(counts)[rows] < targets[rows]
+    indptr = offsets_of(np.minimum(counts, targets))
     return Dataset.from_csr(indptr, items[capped].astype(np.int32), item_labels(spec.items), normalise=True)
 
 

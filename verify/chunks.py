@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privtool.arrays import run_starts, unique_int
+from privtool.arrays import offsets_of, run_starts, unique_int
 from privtool.context import past
 from privtool.errors import TimedOut
 
@@ -249,11 +249,7 @@ def covered_items_all(chunks: Sequence[Rows]) -> list[tuple[list[str], int]]:
     labels = sorted(set(flat))
     number = {label: n for n, label in enumerate(labels)}
     items = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
-    row_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)), out=row_offsets[1:])
-    chunk_offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks)), out=chunk_offsets[1:])
-    s_all, covered_chunk, covered_item = covered_in_csr(items, row_offsets, chunk_offsets)
+    s_all, covered_chunk, covered_item = covered_in_csr(items, offsets_of(map(len, rows)), offsets_of(map(len, chunks)))
     out: list[tuple[list[str], int]] = [([], int(s)) for s in s_all.tolist()]
     for chunk, item in zip(covered_chunk.tolist(), covered_item.tolist(), strict=True):
         out[chunk][0].append(labels[item])

@@ -31,8 +31,8 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from privtool.arrays import concat_ranges, csr_positions, pair_key, unique_int
-from privtool.release_arrays import Codes, Ints, ReleaseArrays, offsets_of
+from privtool.arrays import concat_ranges, csr_positions, offsets_of, pair_key, unique_int
+from privtool.release_arrays import Codes, Ints, ReleaseArrays
 
 NONE = -2
 """Lookup result of an occurrence whose item the cluster publishes nowhere."""

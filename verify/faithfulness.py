@@ -35,12 +35,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from privtool.arrays import csr_positions
+from privtool.arrays import csr_positions, offsets_of
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.release import Release
-from privtool.release_arrays import ReleaseArrays, offsets_of
+from privtool.release_arrays import ReleaseArrays
 from privtool.results import Certificate
 from privtool.trail import Trail
 
@@ -179,9 +179,7 @@ class _Records:
             codes = codes[keep]
             lengths = np.bincount(np.repeat(np.arange(len(positions)), lengths)[keep], minlength=len(positions))
         flat = self.labels[codes].tolist()
-        cuts = np.zeros(len(positions) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=cuts[1:])
-        rows = [set(flat[a:b]) for a, b in pairwise(cuts.tolist())]
+        rows = [set(flat[a:b]) for a, b in pairwise(offsets_of(lengths).tolist())]
         if self.removed:
             for row, position in zip(rows, positions.tolist(), strict=True):
                 row -= self.removed.get(position, set())

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privtool.arrays import stable_order
+from privtool.arrays import offsets_of, stable_order
 from privtool.components import Partitioning
 from privtool.dataset import Dataset
 
@@ -93,9 +93,7 @@ def transpose_of(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.nda
     records of ``rows`` holding item ``j`` being ``holders[item_ptr[j]:item_ptr[j + 1]]``
     (in the order of ``rows``)."""
     items, local = occurrences(dataset, rows)
-    item_ptr = np.zeros(dataset.n_items + 1, dtype=np.int64)
-    np.cumsum(np.bincount(items, minlength=dataset.n_items), out=item_ptr[1:])
-    return item_ptr, rows[local[stable_order(items, dataset.n_items)]]
+    return offsets_of(np.bincount(items, minlength=dataset.n_items)), rows[local[stable_order(items, dataset.n_items)]]
 
 
 class _Splitter:

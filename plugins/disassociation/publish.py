@@ -30,13 +30,21 @@ from typing import Any
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, lexicographic_order, rank_in_runs, run_starts, stable_order, unique_int
+from privtool.arrays import (
+    concat_ranges,
+    lexicographic_order,
+    offsets_of,
+    rank_in_runs,
+    run_starts,
+    stable_order,
+    unique_int,
+)
 from privtool.chain import Disassociation, JointPlan
 from privtool.components import Outcome
 from privtool.dataset import Dataset, label_sort_key
 from privtool.record_clusters import RecordClusters
 from privtool.release import Release
-from privtool.release_arrays import ReleaseArrays, frozen, offsets_of
+from privtool.release_arrays import ReleaseArrays, frozen
 from privtool.trail import Trail
 
 from .horpart import occurrences

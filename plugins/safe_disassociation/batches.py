@@ -22,7 +22,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from privtool.arrays import concat_ranges
+from privtool.arrays import concat_ranges, offsets_of
 from privtool.attacks.cover import vulnerable_mask
 from privtool.lazy_sequence import LazySequence
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
@@ -168,14 +168,6 @@ def rows_after(arrays: ReleaseArrays, changes: Mapping[int, CodedChunk | None]) 
     return rows
 
 
-def csr_offsets(lengths: np.ndarray) -> Ints:
-    """Read-only CSR offsets (n + 1, from 0) of groups of these ``lengths``."""
-    out = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=out[1:])
-    out.flags.writeable = False
-    return out
-
-
 SLAB = 1 << 22
 """Item occurrences of the input :func:`apply_changes` assembles per step (bounds its index arrays)."""
 
@@ -231,14 +223,14 @@ def apply_changes(
     code = (np.cumsum(used) - 1).astype(np.int32)
     labels = tuple(label for label, kept in zip(arrays.labels, used.tolist(), strict=True) if kept)
     owners = owner_of_chunk(arrays)[keep]
-    owner_offsets = csr_offsets(np.bincount(owners, minlength=len(arrays.owner_offsets) - 1))
+    owner_offsets = offsets_of(np.bincount(owners, minlength=len(arrays.owner_offsets) - 1))
     chunk_rows = chunk_rows[keep]
     largest = largest_chunks(owner_offsets, chunk_rows)[: arrays.n_clusters]
     return ReleaseArrays(
         labels=labels,
         items=read_only(code[items]),
-        row_offsets=csr_offsets(row_lengths),
-        chunk_offsets=csr_offsets(chunk_rows),
+        row_offsets=offsets_of(row_lengths),
+        chunk_offsets=offsets_of(chunk_rows),
         owner_offsets=owner_offsets,
         term_items=read_only(code[arrays.term_items]),
         term_offsets=arrays.term_offsets,

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from privtool.arrays import offsets_of
 from privtool.dataset import Dataset
 from privtool.errors import MissingEvidence
 from privtool.release import Release
@@ -150,9 +151,7 @@ def _partners(pairs: np.ndarray, vocabulary: int) -> tuple[np.ndarray, np.ndarra
     partner = np.concatenate([hi, lo])
     position = np.concatenate([np.arange(len(pairs))] * 2)
     order = np.argsort(item, kind="stable")
-    ptr = np.zeros(vocabulary + 1, dtype=np.int64)
-    np.cumsum(np.bincount(item, minlength=vocabulary), out=ptr[1:])
-    return ptr, partner[order], position[order]
+    return offsets_of(np.bincount(item, minlength=vocabulary)), partner[order], position[order]
 
 
 def _term_supports(release: Release) -> dict[str, float]:
