@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import offsets_of
 from .dataset import label_sort_key
-from .release_arrays import Codes, Ints, ReleaseArrays, frozen, offsets_of, strictly_increasing_rows
+from .release_arrays import Codes, Ints, ReleaseArrays, frozen, strictly_increasing_rows
 
 CLUSTER_KEYS = frozenset({"id", "size", "record_chunks", "term_chunk"})
 JOINT_KEYS = frozenset({"id", "members", "shared_chunks"})
