@@ -142,26 +142,29 @@ def mutated(release: Release, data: st.DataObject) -> bytes:
 
 
 @contextmanager
-def blocks_of(size: int) -> Iterator[None]:
-    """The fast reader tokenising blocks of ``size`` bytes (a string crossing a cut ends its block)."""
-    block = release_tokens.BLOCK
-    release_tokens.BLOCK = size
+def blocks_of(size: int, merge_rows: int = release_tokens.MERGE_ROWS) -> Iterator[None]:
+    """The fast reader tokenising blocks of ``size`` bytes (a string crossing a
+    cut ends its block), numbering the blocks read across whenever they hold
+    ``merge_rows`` distinct strings."""
+    block, merge = release_tokens.BLOCK, release_tokens.MERGE_ROWS
+    release_tokens.BLOCK, release_tokens.MERGE_ROWS = size, merge_rows
     try:
         yield
     finally:
-        release_tokens.BLOCK = block
+        release_tokens.BLOCK, release_tokens.MERGE_ROWS = block, merge
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(releases(), st.booleans(), st.integers(1, 80), st.data())
+@given(releases(), st.booleans(), st.integers(1, 80), st.integers(1, 12), st.data())
 def test_reading_in_small_blocks_gives_the_same_release_or_error(
-    release: Release, mutate: bool, size: int, data: st.DataObject
+    release: Release, mutate: bool, size: int, merge_rows: int, data: st.DataObject
 ) -> None:
     """Blocks cut anywhere (inside a run, a gap, a key; blocks of one string;
-    the last block padded or not) number the strings across blocks and place the
-    runs as one block does."""
+    strings read past the end of the file or not), numbered across in groups of
+    blocks and then across the groups, number the strings and place the runs as
+    one block does."""
     text = mutated(release, data) if mutate else canonical_text(release)
-    with blocks_of(size):
+    with blocks_of(size, merge_rows):
         small = outcome(read_bytes, text)
         assert mutate or (parse_canonical(text) is None) == (b"\\" in text)  # read the fast way
     assert small == outcome(read_bytes, text) == outcome(validating, text)
@@ -254,16 +257,19 @@ def test_version_1_files_read_the_validating_way(tmp_path: Path) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.lists(st.integers(1, 5), min_size=2, max_size=2), max_size=60), st.booleans())
-def test_hashing_finds_the_distinct_keys(rows: list[list[int]], collide: bool) -> None:
+@given(st.lists(st.lists(st.integers(1, 5), min_size=2, max_size=2), max_size=60), st.booleans(), st.integers(1, 100))
+def test_hashing_finds_the_distinct_keys(rows: list[list[int]], collide: bool, expected: int) -> None:
+    """Whatever the number of distinct keys expected (the first table's size),
+    the rows are numbered by the distinct keys."""
     keys = np.array(rows, dtype=np.uint64).reshape(-1, 2)[:, : 1 + collide]
     multipliers = release_tokens._HASHES
     if collide:  # one multiplier, 1, which sends every small key to slot 0: the rounds give up, np.unique ends
         release_tokens._HASHES = (1,)
     try:
-        number, distinct = release_tokens._hash_distinct(keys)
+        number, distinct = release_tokens._hash_distinct(keys, expected)
     finally:
         release_tokens._HASHES = multipliers
+    assert number.dtype == np.int32
     assert np.array_equal(distinct[number], keys)
     assert len(distinct) == len(np.unique(keys, axis=0))
 
@@ -393,3 +399,17 @@ def test_the_bulk_reader_reads_every_valid_file_in_another_layout() -> None:
     arrays = disassociated_arrays(parsed, 2**31 - 1)
     assert arrays is not None and same_arrays(arrays, validating(json.dumps(obj).encode()).arrays)
     assert records_arrays({"records": [["b", "a"], []]}) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40), st.data())
+def test_words_read_past_the_end_as_zero_bytes(data: bytes, draw: st.DataObject) -> None:
+    """The word from any position (and shift) is the 8 bytes there, the bytes
+    past the end zero: against a padded copy."""
+    shift = draw.draw(st.integers(0, 9))
+    inside = st.integers(0, len(data) - 1 - shift)  # every word starts within the data
+    positions = sorted(draw.draw(st.lists(inside, max_size=12))) if len(data) > shift else []
+    padded = data + bytes(8)
+    expected = [int.from_bytes(padded[p + shift : p + shift + 8], "little") for p in positions]
+    words = release_tokens._Words(data).at(np.array(positions, dtype=np.int64), shift)
+    assert words.tolist() == expected

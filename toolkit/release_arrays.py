@@ -215,7 +215,7 @@ class ReleaseArrays:
         )
 
 
-SLICE = 1 << 20
+SLICE = 1 << 18
 """Pairs of items or of rows the order checks look at a time: their temporaries
 stay small on releases of millions of rows."""
 

@@ -157,10 +157,11 @@ def _before(per_run: Ints) -> Ints:
 
 
 def _per_run(flags: npt.NDArray[np.bool_], run_first: Ints) -> Ints:
-    """How many ``flags`` are set in each run (runs start at ``run_first``, cover everything)."""
-    if len(run_first) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.add.reduceat(flags, run_first, dtype=np.int64)
+    """How many ``flags`` are set in each run (runs start at ``run_first``, cover
+    everything): counted by where the flags set fall, not by a sum in int64 over
+    every flag."""
+    at = np.flatnonzero(flags)
+    return np.diff(np.searchsorted(at, run_first), append=len(at))
 
 
 def _sizes(content: Content, opens: Ints) -> Ints:
@@ -237,7 +238,7 @@ def _disassociated(content: Content | None) -> ReleaseArrays | None:
     is_cluster[id_numbers[:n_clusters]] = True
     pairs = np.sort(np.repeat(np.arange(len(member_counts)), member_counts) * len(names) + member_numbers)
     cluster_ids, joint_ids, members = (
-        [names[i] for i in part.tolist()] for part in (id_numbers[:n_clusters], id_numbers[n_clusters:], member_numbers)
+        names[part].tolist() for part in (id_numbers[:n_clusters], id_numbers[n_clusters:], member_numbers)
     )
     joint_members = tuple(tuple(members[a:b]) for a, b in itertools.pairwise(_before(member_counts).tolist()))
     sizes = _sizes(content, cluster_opens)
