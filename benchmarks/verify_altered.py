@@ -3,7 +3,8 @@
 Usage (from the repository root)::
 
     python benchmarks/verify_altered.py --data ../shared/data/bms-webview-1.dat.gz \\
-        --data ../shared/data/bms-webview-2.dat.gz [--repeat 3] [--out benchmarks/out/verify-altered]
+        --data ../shared/data/bms-webview-2.dat.gz [--repeat 3] [--layout dumps|canonical] \\
+        [--out benchmarks/out/verify-altered]
 
 For each dataset it makes the release (``privtool anonymize DATA --method
 disassociation --k 5 --m 2 --max-cluster-size 30``, unless OUT already holds
@@ -19,7 +20,11 @@ the measure) on each:
 
 The altered copies have their ``stats`` recounted from the content
 (:func:`privtool.publishable.content_stats`), as a careful tamperer would, so
-that the verifiers (not a count mismatch) have to find what is wrong.
+that the verifiers (not a count mismatch) have to find what is wrong. They are
+written with ``json.dumps`` (``--layout dumps``, the default: another JSON
+writer's layout, which privtool reads with the validating reader) or with
+privtool's own writer (``--layout canonical``: canonical layout and orders,
+read by the fast reader like the good release).
 
 Each command runs in this process through ``privtool.cli.main``; the CPU time
 (``time.process_time``, the best of ``--repeat`` runs) is the figure, since the
@@ -39,7 +44,7 @@ from pathlib import Path
 
 from privtool.cli import main as privtool
 from privtool.publishable import content_stats
-from privtool.release import release_from_json
+from privtool.release import release_from_json, write_release
 
 K, M = 5, 2
 
@@ -76,12 +81,15 @@ def move_a_term(obj: dict) -> str:
     raise SystemExit("no cluster has both a term chunk and a record chunk")
 
 
-def altered(release: Path, name: str, change) -> tuple[Path, str]:
+def altered(release: Path, name: str, change, layout: str) -> tuple[Path, str]:
     obj = json.loads(release.read_text())
     what = change(obj)
     obj["stats"].update(content_stats(release_from_json(obj)))
-    path = release.with_name(f"{release.stem}-{name}.json")
-    path.write_text(json.dumps(obj))
+    path = release.with_name(f"{release.stem}-{name}-{layout}.json")
+    if layout == "canonical":
+        write_release(release_from_json(obj), path)
+    else:
+        path.write_text(json.dumps(obj))
     return path, what
 
 
@@ -112,6 +120,9 @@ def main() -> int:
     parser.add_argument("--data", action="append", required=True, type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/out/verify-altered"))
+    parser.add_argument(
+        "--layout", choices=("dumps", "canonical"), default="dumps", help="How the altered copies are written."
+    )
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -119,7 +130,7 @@ def main() -> int:
         release = make_release(data, options.out)
         cases = [("good", release, [], "as made")]
         for name, change in (("chunk cut", cut_largest_chunk), ("term moved", move_a_term)):
-            path, what = altered(release, name.replace(" ", "-"), change)
+            path, what = altered(release, name.replace(" ", "-"), change, options.layout)
             cases.append((name, path, [], what))
         cases.append(("k + 5", release, ["--k", str(K + 5)], f"verified with --k {K + 5}"))
         good_cpu = None

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pair_greedy_reference import reference_pair_greedy_chunks
 
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -26,7 +27,13 @@ from privtool.pipeline import run_method
 from privtool.plugins.disassociation import horpart
 from privtool.plugins.disassociation.horpart import partition
 from privtool.plugins.disassociation.tlost import tlost
-from privtool.plugins.disassociation.verpart import cluster_terms, greedy_chunks, pair_greedy_chunks, verpart
+from privtool.plugins.disassociation.verpart import (
+    cluster_terms,
+    first_fit_colours,
+    greedy_chunks,
+    pair_greedy_chunks,
+    verpart,
+)
 from privtool.registry import Registry, load_registry
 from privtool.release import Release, release_from_json
 
@@ -462,3 +469,36 @@ def test_pair_counts_make_the_chunks_the_bitsets_make_at_m_2(clusters: list[list
     )
     expected = [list(greedy_chunks(terms, k, 2)) for terms in cluster_terms(*unit, k)]
     assert pair_greedy_chunks(*unit, k) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=60), min_size=1, max_size=5),
+    st.integers(2, 8),
+)
+def test_pair_greedy_colouring_matches_the_term_by_term_greedy(clusters: list[list[list[int]]], k: int) -> None:
+    """The first-fit colouring in rounds makes the chunks of the m = 2 greedy
+    run term by term (``tests/pair_greedy_reference.py``), on clusters with
+    many conflicting pairs (long chains of conflicts, many chunks), and the
+    chunks of the bitset greedy."""
+    records = [sorted(set(r)) for c in clusters for r in c]
+    unit = (
+        np.array([len(c) for c in clusters]),
+        np.array([len(r) for r in records]),
+        np.array([t for r in records for t in r], dtype=np.int64),
+    )
+    expected = reference_pair_greedy_chunks(*unit, k)
+    assert pair_greedy_chunks(*unit, k) == expected
+    assert expected == [list(greedy_chunks(terms, k, 2)) for terms in cluster_terms(*unit, k)]
+
+
+def test_first_fit_colours_a_chain_and_a_clique() -> None:
+    """A path 0-1-2-3 alternates two colours; a clique of four takes four and
+    a node without neighbours colour 1; a gap among the colours is filled first."""
+    path = first_fit_colours(4, np.array([0, 1, 2]), np.array([1, 2, 3]))
+    assert path.tolist() == [1, 2, 1, 2]
+    a, b = np.array([0, 0, 0, 1, 1, 2]), np.array([1, 2, 3, 2, 3, 3])
+    assert first_fit_colours(5, a, b).tolist() == [1, 2, 3, 4, 1]
+    # node 3's earlier neighbours 0 and 2 hold colours 1 and 3: it takes the gap, 2
+    a, b = np.array([0, 0, 1, 0, 2]), np.array([1, 2, 2, 3, 3])
+    assert first_fit_colours(4, a, b).tolist() == [1, 2, 3, 2]

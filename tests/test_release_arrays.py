@@ -6,14 +6,16 @@ from __future__ import annotations
 import dataclasses
 from itertools import pairwise
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from privtool import release_arrays
 from privtool.dataset import label_sort_key
 from privtool.release import Cluster, JointCluster, Release, json_text, read_release, write_release
-from privtool.release_arrays import ReleaseArrays, rows_in_order
+from privtool.release_arrays import ReleaseArrays, rows_in_order, strictly_increasing_rows
 
 LABELS = st.sampled_from(["1", "2", "10", "007", "7", "a", "b", "é"])
 CHUNK = st.lists(st.lists(LABELS, min_size=1, max_size=3), max_size=3)
@@ -80,11 +82,18 @@ def test_a_read_release_builds_its_nested_lists_only_when_asked_and_then_they_ar
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 3), max_size=4), max_size=12), st.data())
-def test_rows_in_order_says_whether_every_group_of_rows_is_sorted(rows: list[list[int]], data: st.DataObject) -> None:
+@given(st.lists(st.lists(st.integers(0, 3), max_size=4), max_size=12), st.data(), st.integers(1, 6))
+def test_rows_in_order_says_whether_every_group_of_rows_is_sorted(
+    rows: list[list[int]], data: st.DataObject, pairs_at_a_time: int
+) -> None:
+    """Rows in lexicographic order within each group, and each row strictly
+    increasing, against Python's list order, whatever the slices looked at."""
     cuts = sorted(data.draw(st.lists(st.integers(0, len(rows)), max_size=4)))
     groups = [0, *cuts, len(rows)]
     items = np.array([code for row in rows for code in row], dtype=np.int32)
     row_offsets = np.cumsum([0, *map(len, rows)])
     expected = all(rows[r] <= rows[r + 1] for a, b in pairwise(groups) for r in range(a, b - 1))
-    assert rows_in_order(items, row_offsets, np.array(groups)) == expected
+    increasing = all(x < y for row in rows for x, y in pairwise(row))
+    with mock.patch.object(release_arrays, "SLICE", pairs_at_a_time):
+        assert rows_in_order(items, row_offsets, np.array(groups)) == expected
+        assert strictly_increasing_rows(items, row_offsets) == increasing

@@ -34,6 +34,7 @@ from privtool.release import (
 )
 from privtool.release_arrays import ReleaseArrays
 from privtool.release_bytes import parse_canonical
+from privtool.release_lists import disassociated_arrays, records_arrays
 
 # labels: short digits (one 8-byte word), long text (several words), non-ASCII,
 # JSON-significant characters inside strings, and what needs escaping
@@ -202,10 +203,15 @@ def swapped_rows(release: Release) -> Release:
         (lambda obj: obj["clusters"][0].update(size=2**31 - 1), "must be at most"),
         (lambda obj: obj["clusters"][0].update(extra=1), "unknown field"),
         (lambda obj: obj.update(records=[]), "publishes clusters, not records"),
+        (lambda obj: obj["clusters"][1].update(size=True, record_chunks=[]), "expected an integer, found bool"),
+        (lambda obj: obj["clusters"][1].update(size=0, record_chunks=[]), "must be at least 1, found 0"),
+        (lambda obj: obj["joint_clusters"][0]["shared_chunks"][0].append("x"), "expected an array, found str"),
+        (lambda obj: obj["clusters"][1]["term_chunk"].append(["t"]), "expected a string, found list"),
     ],
 )
+@pytest.mark.parametrize("layout", [json_text, json.dumps])
 def test_what_the_validating_reader_refuses_the_fast_reader_refuses_with_its_message(
-    tmp_path: Path, change: object, problem: str
+    tmp_path: Path, change: object, problem: str, layout: object
 ) -> None:
     release = Release(
         "disassociated",
@@ -218,7 +224,7 @@ def test_what_the_validating_reader_refuses_the_fast_reader_refuses_with_its_mes
     obj = release.to_json()
     change(obj)  # type: ignore[operator]
     path = tmp_path / "r.json"
-    path.write_text(json_text(obj), encoding="utf-8")
+    path.write_text(layout(obj), encoding="utf-8")  # type: ignore[operator]
     with pytest.raises(InputError, match="invalid release at") as caught:
         read_release(path)
     assert problem in str(caught.value)
@@ -266,6 +272,133 @@ def test_hashing_finds_the_distinct_keys(rows: list[list[int]], collide: bool, e
     assert number.dtype == np.int32
     assert np.array_equal(distinct[number], keys)
     assert len(distinct) == len(np.unique(keys, axis=0))
+
+
+# ---------------------------------------------------------------- another layout, read in bulk
+# A file not in canonical layout (another JSON writer, an order changed) is parsed
+# with json and its content checked and converted in bulk (privtool.release_lists):
+# the same release and arrays as the validating walk, or the walk's error.
+
+ODD_VALUES = st.sampled_from(
+    [
+        *("", "a", "0", "c0", "c1", "j0", 0, 1, 2, -1, 2**31, 1.5, True, None),
+        *([], [""], ["a", "a"], ["c0"], [[]], {}, {"a": 1}),
+    ]
+)
+
+
+def other_layout(obj: object, how: int) -> bytes:
+    """The object as another writer would write it."""
+    if how == 0:
+        return json.dumps(obj).encode("utf-8")  # ", " and ": ", non-ASCII escaped
+    if how == 1:
+        return json.dumps(obj, indent=1, ensure_ascii=False).encode("utf-8")
+    return json_text(obj).encode("utf-8")  # canonical separators, order as it is
+
+
+def places(value: object, out: list[tuple[object, object]]) -> list[tuple[object, object]]:
+    """Every (container, key or index) inside a parsed JSON value."""
+    if isinstance(value, dict):
+        for key in value:
+            out.append((value, key))
+            places(value[key], out)
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            out.append((value, i))
+            places(child, out)
+    return out
+
+
+def changed_object(release: Release, data: st.DataObject) -> dict:
+    """The release's JSON object with rows shuffled and up to three values
+    replaced, deleted, repeated or added anywhere in the content."""
+    obj = json.loads(canonical_text(release))
+    for _ in range(data.draw(st.integers(1, 3))):
+        content = places({key: obj[key] for key in ("clusters", "joint_clusters", "records") if key in obj}, [])
+        fields = [(container, key) for container, key in content if isinstance(container, dict)]
+        pick = fields if fields and data.draw(st.booleans()) else content  # an id, a size, members... half the time
+        container, key = data.draw(st.sampled_from(pick)) if pick else (obj, "clusters")
+        how = data.draw(st.sampled_from(["replace", "delete", "repeat", "add", "reverse"]))
+        if how == "replace":
+            container[key] = data.draw(ODD_VALUES)  # type: ignore[index]
+        elif how == "delete":
+            del container[key]  # type: ignore[attr-defined]
+        elif how == "repeat" and isinstance(container, list):
+            container.insert(key, container[key])  # type: ignore[arg-type]
+        elif how == "add" and isinstance(container, dict):
+            container[data.draw(st.sampled_from(["id", "size", "extra", "records", "hierarchy"]))] = data.draw(
+                ODD_VALUES
+            )
+        elif how == "reverse" and isinstance(container[key], list):  # type: ignore[index]
+            container[key].reverse()  # type: ignore[index]
+    return obj
+
+
+def same_arrays(a: ReleaseArrays, b: ReleaseArrays) -> bool:
+    return all(
+        np.array_equal(getattr(a, name), getattr(b, name)) if isinstance(getattr(a, name), np.ndarray)
+        else getattr(a, name) == getattr(b, name)
+        for name in ("labels", "items", "row_offsets", "chunk_offsets", "owner_offsets", "term_items",
+                     "term_offsets", "cluster_ids", "cluster_sizes", "joint_ids", "joint_members")
+    )  # fmt: skip
+
+
+@st.composite
+def joined_releases(draw: st.DrawFn) -> Release:
+    """Disassociated releases with two to four clusters and one or two joint clusters."""
+    clusters = [
+        Cluster(f"c{c}", draw(st.integers(1, 4)), draw(st.lists(CHUNK.filter(lambda ch: len(ch) <= 4), max_size=2)),
+                draw(st.lists(LABELS, max_size=3, unique=True)))
+        for c in range(draw(st.integers(2, 4)))
+    ]  # fmt: skip
+    for c in clusters:
+        c.size = max([c.size, *map(len, c.record_chunks)])
+    ids = [c.id for c in clusters]
+    joints = [
+        JointCluster(f"j{j}", draw(st.lists(st.sampled_from(ids), min_size=1, max_size=3, unique=True)),
+                     draw(st.lists(CHUNK, max_size=2)))
+        for j in range(draw(st.integers(1, 2)))
+    ]  # fmt: skip
+    return Release("disassociated", {"k": 2}, {}, {"records_in": 9}, clusters, joints)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(releases(), joined_releases()), st.integers(0, 2), st.data())
+def test_a_file_in_another_layout_reads_in_bulk_as_it_reads_validated(
+    release: Release, layout: int, data: st.DataObject
+) -> None:
+    text = other_layout(changed_object(release, data), layout)
+    bulk, walked = outcome(read_bytes, text), outcome(validating, text)
+    assert bulk == walked
+    if bulk[0] == "release":
+        assert isinstance(bulk[1], Release) and isinstance(walked[1], Release)
+        assert same_arrays(bulk[1].arrays, walked[1].arrays)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(releases(), st.data())
+def test_a_mutated_file_in_another_layout_reads_as_it_reads_validated(release: Release, data: st.DataObject) -> None:
+    text = mutated(release, data)
+    spaced = text.replace(b",", b", ").replace(b":", b": ")  # no longer the canonical layout
+    assert outcome(read_bytes, spaced) == outcome(validating, spaced)
+
+
+def test_the_bulk_reader_reads_every_valid_file_in_another_layout() -> None:
+    """It is the path taken, not the walk: valid content never falls back."""
+    release = Release(
+        "disassociated",
+        {"k": 2},
+        {},
+        {},
+        [Cluster("c0", 3, [[["b", "a"], ["a"]], [["é"]]], ["t"]), Cluster("c1", 2, [], ["t", "u"])],
+        [JointCluster("j0", ["c1", "c0"], [[["x"], ["y", "x"]]])],
+    )
+    obj = json.loads(canonical_text(release))
+    obj["clusters"][0]["record_chunks"][0].reverse()
+    parsed = json.loads(json.dumps(obj))
+    arrays = disassociated_arrays(parsed, 2**31 - 1)
+    assert arrays is not None and same_arrays(arrays, validating(json.dumps(obj).encode()).arrays)
+    assert records_arrays({"records": [["b", "a"], []]}) is not None
 
 
 @settings(max_examples=200, deadline=None)

@@ -4,6 +4,7 @@ cost rule and the time bound of every certificate."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -20,9 +21,16 @@ from privtool.publishable import content_stats
 from privtool.registry import Registry
 from privtool.release import Cluster, JointCluster, Release, release_from_json
 from privtool.verifiers.certify import certificate_from_units
+from privtool.verifiers.chunk_batches import release_arrays
 from privtool.verifiers.chunks import effective_m, enumeration_size
 from privtool.verifiers.engines import check_km_batch, pick_engine
-from privtool.verifiers.reconstruction_bounds import check_disassociation_guarantee
+from privtool.verifiers.reconstruction_bounds import (
+    ClusterViews,
+    _score,
+    _Sources,
+    check_disassociation_guarantee,
+    joint_parents,
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -189,3 +197,36 @@ def test_timed_out_is_an_exception_verifiers_can_raise() -> None:
     except TimedOut:
         return
     raise AssertionError("check_deadline did not raise past the deadline")
+
+
+@settings(max_examples=80, deadline=None)
+@given(release=tiny_releases(), k=st.integers(2, 5), size=st.integers(0, 2), pick=st.integers(0, 99))
+def test_strong_extensions_are_the_items_with_which_one_cluster_reaches_k(release, k, size, pick) -> None:
+    """What the search takes as certified without a walk: for a part a cluster
+    holds, the items y with which the cluster alone scores k or more, exactly
+    as :meth:`_Sources.best` scores each itemset part + y."""
+    parent = joint_parents(release)
+    views = ClusterViews(release_arrays(release), parent, 3, k)
+    n = pick % len(views)
+    sources = _Sources(views[n])
+    held = sorted({tuple(sorted(p)) for p in itertools.combinations(sources.items, size)})
+    held = [p for p in held if sources.best(p) is not None]
+    if not held:
+        return
+    part = held[pick % len(held)]
+    expected = set()
+    for y in sources.items:
+        if y not in part:
+            found = sources.best(tuple(sorted((*part, y))))
+            if found is not None and _score(*found) >= k:
+                expected.add(y)
+    assert sources.strong_extensions(part, k) == expected
+
+
+def test_an_item_of_the_parts_own_chunk_counts_the_rows_holding_both() -> None:
+    """a and b are each in 3 sub-records of the chunk but together in 2: at k = 3
+    the cluster reaches k with the term t after a, not with b."""
+    release = Release("disassociated", clusters=[Cluster("c0", 4, [[["a", "b"], ["a", "b"], ["a"], ["b"]]], ["t"])])
+    views = ClusterViews(release_arrays(release), joint_parents(release), 2, 3)
+    assert _Sources(views[0]).strong_extensions(("a",), 3) == {"t"}
+    assert _Sources(views[0]).strong_extensions(("a",), 2) == {"b", "t"}

@@ -35,6 +35,14 @@ def unique_int(values: np.ndarray) -> np.ndarray:
     return ordered[run_starts(ordered)]
 
 
+def in_sorted(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``keys`` occurs in the ascending array ``table``."""
+    if not len(table):
+        return np.zeros(len(keys), dtype=bool)
+    pos = np.minimum(np.searchsorted(table, keys), len(table) - 1)
+    return table[pos] == keys
+
+
 def pair_key(high: np.ndarray, low: np.ndarray) -> np.ndarray:
     """One int64 per pair of non-negative ints (``low`` < 2**32), ordered like
     the pairs; :func:`split_pair_key` undoes it."""

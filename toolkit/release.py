@@ -35,6 +35,7 @@ from .errors import InputError, line_at
 from .gcpause import keep_for_the_run, paused_gc
 from .release_arrays import ReleaseArrays
 from .release_bytes import MAX_RECORDS, canonical_bytes, parse_canonical
+from .release_lists import disassociated_arrays, records_arrays
 
 FORMAT = "privtool-release/2"
 FORMAT_V1 = "privtool-release/1"
@@ -497,11 +498,16 @@ def release_from_json(obj: Any, source: object = "release") -> Release:
                 check.fail(f"$.{key}", f"a {kind} release publishes records, not clusters")
         rows = check.array(top.get("records"), "$.records")
         release.records = [check.itemset(row, f"$.records[{i}]", allow_empty=True) for i, row in enumerate(rows)]
-        if kind == "generalized":
-            release.hierarchy = _hierarchy(top.get("hierarchy"), check)
-        elif "hierarchy" in top:
-            check.fail("$.hierarchy", "only a generalized release publishes a hierarchy")
+        _records_hierarchy(release, top, check)
     return release
+
+
+def _records_hierarchy(release: Release, top: dict[str, Any], check: _Checker) -> None:
+    """Validate and set the hierarchy of a release of records (after its records)."""
+    if release.kind == "generalized":
+        release.hierarchy = _hierarchy(top.get("hierarchy"), check)
+    elif "hierarchy" in top:
+        check.fail("$.hierarchy", "only a generalized release publishes a hierarchy")
 
 
 _LONE_SURROGATE = re.compile(
@@ -542,7 +548,7 @@ def parse_json_bytes(data: bytes, path: object, what: str) -> Any:
         raise InputError(f"the {what} is not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
     except RecursionError:
         raise InputError(f"the {what} nests arrays or objects too deeply to be a {what}", path=path) from None
-    lone = _LONE_SURROGATE.search(text)
+    lone = _LONE_SURROGATE.search(text) if "\\u" in text else None  # the search costs more than the parse
     if lone is not None and not _encodable(value):
         raise InputError(
             f"the {what} escapes a lone surrogate ({lone.group(0)}), which is not Unicode text",
@@ -591,9 +597,26 @@ def release_from_bytes(data: bytes, source: str | os.PathLike[str]) -> Release:
     release = _read_canonical(data, source)
     if release is None:
         with paused_gc():
-            nested = release_from_json(parse_json_bytes(data, Path(source), "release"), source=source)
-            release = Release.from_arrays(nested.arrays, nested.kind, **nested.envelope())
+            release = _release_from_parsed(parse_json_bytes(data, Path(source), "release"), source)
     return release
+
+
+def _release_from_parsed(obj: Any, source: object) -> Release:
+    """:func:`release_from_json` of ``obj``, backed by arrays: the content is
+    checked and converted in bulk (:mod:`privtool.release_lists`) when it is
+    valid, else walked by :func:`release_from_json`, which names the problem."""
+    check = _Checker(source)
+    release, top = _release_envelope(obj, check)
+    if release.kind == "disassociated":
+        arrays = disassociated_arrays(top, MAX_RECORDS)
+    else:
+        arrays = records_arrays(top)
+    if arrays is None:
+        nested = release_from_json(obj, source)
+        return Release.from_arrays(nested.arrays, nested.kind, **nested.envelope())
+    if release.kind != "disassociated":
+        _records_hierarchy(release, top, check)
+    return Release.from_arrays(arrays, release.kind, **release.envelope())
 
 
 def read_release(path: str | os.PathLike[str]) -> Release:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from .arrays import offsets_of
+from .arrays import concat_ranges, offsets_of
 from .dataset import label_sort_key
 
 if TYPE_CHECKING:
@@ -230,9 +230,9 @@ def strictly_increasing_rows(items: Codes, offsets: Ints) -> bool:
     (:data:`SLICE` pairs of neighbouring items at a time)."""
     for a in range(0, len(items) - 1, SLICE):
         b = min(a + SLICE, len(items) - 1)  # pairs (i, i + 1) for a <= i < b
-        inside = np.ones(b - a, dtype=bool)  # the pair lies inside one row
-        inside[_cut_at(offsets, a, b) - 1 - a] = False
-        if not np.all(np.diff(items[a : b + 1])[inside] > 0):
+        increasing = np.diff(items[a : b + 1]) > 0
+        increasing[_cut_at(offsets, a, b) - 1 - a] = True  # a pair across two rows: nothing to check
+        if not np.all(increasing):
             return False
     return True
 
@@ -266,13 +266,17 @@ def _pairs_in_order(items: Codes, a: Ints, b: Ints, la: Ints, lb: Ints) -> bool:
     """Whether each row ``items[a:a + la]`` comes lexicographically no later
     than its row ``items[b:b + lb]``."""
     common = np.minimum(la, lb)
-    which = np.repeat(np.arange(len(a)), common)  # pair of every compared position
-    step = np.arange(len(which)) - np.repeat(np.cumsum(common) - common, common)
-    x, y = items[a[which] + step], items[b[which] + step]
+    at = concat_ranges(a, common)  # the compared positions of the first rows, pair after pair
+    x = items[at]
+    at += np.repeat(b - a, common)  # ... and of the second rows
+    y = items[at]
+    del at
     differ = np.flatnonzero(x != y)
-    first = differ[np.r_[True, which[differ[1:]] != which[differ[:-1]]]] if len(differ) else differ
-    if np.any(x[first] > y[first]):
+    pair = np.searchsorted(np.cumsum(common), differ, side="right")  # the pair of each difference
+    first = np.r_[True, pair[1:] != pair[:-1]] if len(differ) else np.zeros(0, dtype=bool)  # its first one
+    decided = differ[first]
+    if np.any(x[decided] > y[decided]):
         return False
     tied = np.ones(len(a), dtype=bool)
-    tied[which[first]] = False
+    tied[pair[first]] = False
     return bool(np.all(la[tied] <= lb[tied]))

@@ -149,13 +149,6 @@ def _opening_offsets(opens: npt.NDArray[np.bool_]) -> Ints:
     return out
 
 
-def _before(per_run: Ints) -> Ints:
-    """Running totals of a count per run: element ``r`` is the count in the runs before run ``r``."""
-    out = np.zeros(len(per_run) + 1, dtype=np.int64)
-    np.cumsum(per_run, out=out[1:])
-    return out
-
-
 def _per_run(flags: npt.NDArray[np.bool_], run_first: Ints) -> Ints:
     """How many ``flags`` are set in each run (runs start at ``run_first``, cover
     everything): counted by where the flags set fall, not by a sum in int64 over
@@ -214,7 +207,7 @@ def _disassociated(content: Content | None) -> ReleaseArrays | None:
     chunk_opens = content.opens("[", 4)
     rows_before_chunk = np.concatenate(
         [
-            _before(rows_per_run)[content.runs_before(chunk_opens)],
+            offsets_of(rows_per_run)[content.runs_before(chunk_opens)],
             np.searchsorted(row_starts, np.flatnonzero(item_gap == 3)),
         ]
     )
@@ -225,11 +218,11 @@ def _disassociated(content: Content | None) -> ReleaseArrays | None:
     n_clusters = int(np.count_nonzero(owner_opens < joints_at))
     owner_runs = content.runs_before(owner_opens)
     owner_offsets = _offsets(
-        np.searchsorted(chunk_opens, owner_opens) + _before(breaks_per_run)[owner_runs], len(rows_before_chunk)
+        np.searchsorted(chunk_opens, owner_opens) + offsets_of(breaks_per_run)[owner_runs], len(rows_before_chunk)
     )
     cluster_opens = owner_opens[:n_clusters]
     terms_per_run = np.where(run_role == _TERMS_RUN, content.run_length, 0)
-    term_offsets = _offsets(_before(terms_per_run)[owner_runs[:n_clusters]], len(term_items))
+    term_offsets = _offsets(offsets_of(terms_per_run)[owner_runs[:n_clusters]], len(term_items))
 
     # ids and members: by their distinct numbers; each decoded once
     names = content.names
@@ -240,7 +233,7 @@ def _disassociated(content: Content | None) -> ReleaseArrays | None:
     cluster_ids, joint_ids, members = (
         names[part].tolist() for part in (id_numbers[:n_clusters], id_numbers[n_clusters:], member_numbers)
     )
-    joint_members = tuple(tuple(members[a:b]) for a, b in itertools.pairwise(_before(member_counts).tolist()))
+    joint_members = tuple(tuple(members[a:b]) for a, b in itertools.pairwise(offsets_of(member_counts).tolist()))
     sizes = _sizes(content, cluster_opens)
     n_record_chunks = int(owner_offsets[n_clusters])
     chunk_rows = np.diff(chunk_offsets)[:n_record_chunks]
@@ -286,7 +279,7 @@ def _records(content: Content | None) -> ReleaseArrays | None:
     opens = content.opens("[", 2)
     empty = opens[content.skeleton_bytes[opens + 1] == ord("]")]
     if len(empty):
-        starts = np.concatenate([row_offsets[:-1], _before(content.run_length)[content.runs_before(empty)]])
+        starts = np.concatenate([row_offsets[:-1], offsets_of(content.run_length)[content.runs_before(empty)]])
         row_offsets = _offsets(np.sort(starts), len(items))
     everything = np.array([0, len(row_offsets) - 1], dtype=np.int64)
     if not strictly_increasing_rows(items, row_offsets) or not rows_in_order(items, row_offsets, everything):

@@ -15,12 +15,14 @@ worker when the arrays were sent there once.
 
 :func:`check_unit` is exact but one-sided: what it passes is faithful exactly as
 :func:`privtool.verifiers.faithfulness.check_disassociated_content`'s
-per-cluster check would find it (every chunk the multiset of its records'
-projections plus its ghosts, compared item by item after pairing sub-records
-by a hash of their items; domains disjoint; term chunks made of the records'
-items; sizes), and everything else (a pair that does not match, partial
-suppression, any problem) is returned as flagged for that per-cluster check,
-which finds the witness or counts the removals.
+per-cluster check would find it, with the same count of removed occurrences
+(every chunk the multiset of its records' projections plus its ghosts,
+compared item by item after pairing sub-records by a hash of their items, or,
+with partial suppression, its ghosts published and its other sub-records each
+from a distinct projection by removing items, :func:`_compared`; domains
+disjoint; term chunks made of the records' items; sizes), and everything else
+(any problem, or a hash collision it cannot settle) is returned as flagged for
+that per-cluster check, which finds the witness.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import numpy.typing as npt
 
 from privtool.arrays import SLAB_OCCURRENCES, concat_ranges, csr_positions, offsets_of, pair_key, unique_int
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
+
+from .matching import unmatched_subsets
 
 NONE = -2
 """Lookup result of an occurrence whose item the cluster publishes nowhere."""
@@ -47,6 +51,12 @@ UNIT_OCCURRENCES = 1 << 19
 """Original item occurrences per unit (about; a larger cluster is a unit alone):
 a worker's temporaries for one unit are about a hundred bytes per occurrence,
 so a unit is full, and the worker's peak the same, from about 100,000 records on."""
+
+
+Subs = tuple[Ints, Ints, Codes]
+"""Sub-records of some chunks: ``(chunk, offsets, codes)``, each sub-record's
+chunk (a position in the chunks at hand) and its codes
+``codes[offsets[i]:offsets[i + 1]]``, ascending."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,8 +97,9 @@ class ContentArrays:
 
 @dataclass(frozen=True)
 class UnitResult:
-    """``silent``: item occurrences published nowhere in the unit's clusters that
-    were not flagged; ``clusters``: positions flagged for the per-cluster check;
+    """``silent``: item occurrences removed without a trail entry (published
+    nowhere, or partially suppressed) in the unit's clusters that were not
+    flagged; ``clusters``: positions flagged for the per-cluster check;
     the records' projections on shared chunks (release chunk index, length,
     codes), for :func:`bad_joints`."""
 
@@ -161,6 +172,94 @@ def _bad_chunks(
     y = b_codes[concat_ranges(b_start[same], a_len[same])]
     bad[chunk[same[np.repeat(np.arange(len(same)), a_len[same])[x != y]]]] = True
     return bad
+
+
+def _joined(x: Subs, y: Subs) -> Subs:
+    """The sub-records of ``x`` then of ``y``."""
+    return (
+        np.concatenate([x[0], y[0]]),
+        offsets_of(np.concatenate([np.diff(x[1]), np.diff(y[1])])),
+        np.concatenate([x[2], y[2]]),
+    )
+
+
+def _picked(subs: Subs, keep: npt.NDArray[np.bool_]) -> Subs:
+    """The sub-records of ``subs`` whose chunk ``keep`` holds."""
+    chunk, offsets, codes = subs
+    chosen = np.flatnonzero(keep[chunk])
+    lengths = offsets[chosen + 1] - offsets[chosen]
+    return chunk[chosen], offsets_of(lengths), codes[concat_ranges(offsets[chosen], lengths)]
+
+
+def _compared(
+    words: npt.NDArray[np.uint64], n_chunks: int, projections: Subs, ghosts: Subs, published: Subs
+) -> tuple[npt.NDArray[np.bool_], Ints]:
+    """Per local chunk, whether it fails the per-cluster check's chunk rule
+    (:func:`privtool.verifiers.faithfulness._chunk_removals`) or may (a hash
+    collision), and the item occurrences removed from it without a trail entry
+    when it passes. A chunk passes when it is its records' projections plus
+    its ghosts, or, after its ghosts are taken out, each of its other
+    sub-records comes from a distinct projection by removing items (partial
+    suppression): equal ones paired first, the rest matched exactly
+    (:func:`privtool.verifiers.matching.unmatched_subsets`, on the few
+    sub-records left)."""
+    bad = _bad_chunks(words, n_chunks, *_joined(projections, ghosts), *published)
+    removed = np.zeros(n_chunks, dtype=np.int64)
+    if not bad.any():
+        return bad, removed
+    sides = [_picked(subs, bad) for subs in (projections, ghosts, published)]
+    chunk, offsets, codes = _joined(_joined(sides[0], sides[1]), sides[2])
+    side = np.repeat(np.arange(3), [len(s[0]) for s in sides])
+    key, first, uncertain = _keys(words, chunk, offsets, codes)
+    n_keys = len(first)
+    count = np.bincount(key * 3 + side, minlength=3 * n_keys).reshape(n_keys, 3)
+    projected, ghost, shown = count[:, 0], count[:, 1], count[:, 2]
+    key_chunk, key_length = chunk[first], offsets[first + 1] - offsets[first]
+    still = np.zeros(n_chunks, dtype=bool)
+    still[chunk[uncertain]] = True
+    still[key_chunk[ghost > shown]] = True  # a ghost of the trail not published
+    rest = np.maximum(shown - ghost, 0)
+    paired = np.minimum(rest, projected)
+    removed = np.bincount(key_chunk, weights=key_length * (projected - rest), minlength=n_chunks).astype(np.int64)
+    extra, spare = (rest - paired).tolist(), (projected - paired).tolist()
+    starts, bounds = offsets[first].tolist(), offsets[first + 1].tolist()
+    keys_of = np.searchsorted(key_chunk, np.arange(n_chunks + 1)).tolist()  # keys are in chunk order
+    for c in unique_int(key_chunk[(rest > paired) & ~still[key_chunk]]).tolist():
+        wanted: list[tuple[str, ...]] = []
+        offered: list[tuple[str, ...]] = []
+        for k in range(keys_of[c], keys_of[c + 1]):
+            if extra[k] or spare[k]:
+                sub = tuple(map(str, codes[starts[k] : bounds[k]].tolist()))
+                wanted += [sub] * extra[k]
+                offered += [sub] * spare[k]
+        if unmatched_subsets(wanted, offered):
+            still[c] = True
+    removed[still] = 0
+    return still, removed
+
+
+def _keys(words: npt.NDArray[np.uint64], chunk: Ints, offsets: Ints, codes: Codes) -> tuple[Ints, Ints, Ints]:
+    """One key per distinct (chunk, sub-record): each sub-record's key, each
+    key's first sub-record, and the sub-records that may not equal their key's
+    first one (a hash collision; their chunks cannot be decided here)."""
+    prefix = _hash_prefix(words, codes)
+    hashes = prefix[offsets[1:]] - prefix[offsets[:-1]]
+    lengths = np.diff(offsets)
+    order = np.lexsort((hashes, lengths, chunk))
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (
+        (chunk[order][1:] != chunk[order][:-1])
+        | (lengths[order][1:] != lengths[order][:-1])
+        | (hashes[order][1:] != hashes[order][:-1])
+    )
+    key = np.empty(len(order), dtype=np.int64)
+    key[order] = np.cumsum(new) - 1
+    first = order[new]
+    rep = first[key]
+    x = codes[concat_ranges(offsets[:-1], lengths)]
+    y = codes[concat_ranges(offsets[rep], lengths)]
+    uncertain = unique_int(np.repeat(np.arange(len(lengths)), lengths)[x != y])
+    return key, first, uncertain
 
 
 def _words(wide: int) -> npt.NDArray[np.uint64]:
@@ -247,10 +346,9 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     sub_codes = codes[ordered]
     shared = sub_chunk <= SHARED
     in_shared = np.repeat(shared, sub_lengths)
-    a_chunk, a_offsets, a_codes = _with_ghosts(
-        d, chunks, sub_chunk[~shared], sub_lengths[~shared], sub_codes[~in_shared]
-    )
-    bad = _bad_chunks(_words(wide), len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes)
+    projections = (sub_chunk[~shared], offsets_of(sub_lengths[~shared]), sub_codes[~in_shared])
+    published = (row_chunk, row_offsets, row_codes)
+    bad, removed = _compared(_words(wide), len(chunks), projections, _ghosts(d, chunks), published)
     cluster_bad[chunk_owner[bad]] = True
 
     # A cluster is flagged when its own checks or any view above it failed.
@@ -261,6 +359,7 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
         flagged[has] |= view_bad[above[has]]
         above[has] = d.owner_parent[above[has]]
     lost = np.bincount(record_cluster[record[at == NONE]] - span[0], minlength=len(clusters))
+    lost += np.bincount(chunk_owner - span[0], weights=removed, minlength=len(clusters)).astype(np.int64)
     return UnitResult(
         int(lost[~flagged].sum()),
         clusters[flagged],
@@ -284,18 +383,16 @@ def _rows(d: ContentArrays, chunks: Ints) -> tuple[Ints, Ints, Codes]:
     return row_chunk, row_offsets, row_codes
 
 
-def _with_ghosts(
-    d: ContentArrays, chunks: Ints, sub_chunk: Ints, lengths: Ints, codes: Codes
-) -> tuple[Ints, Ints, Codes]:
-    """Sub-records (``sub_chunk`` indexes ``chunks``) and the trail's ghosts of
-    those chunks together: (chunk, offsets, codes)."""
+def _ghosts(d: ContentArrays, chunks: Ints) -> Subs:
+    """The trail's ghost sub-records of these chunks (their positions in ``chunks``)."""
     first_ghost = np.searchsorted(d.ghost_chunk, chunks)
     ghosts_of = np.searchsorted(d.ghost_chunk, chunks, side="right") - first_ghost
     ghosts = concat_ranges(first_ghost, ghosts_of)
-    all_lengths = np.concatenate([lengths, d.ghost_offsets[ghosts + 1] - d.ghost_offsets[ghosts]])
-    offsets = offsets_of(all_lengths)
-    all_codes = np.concatenate([codes, d.ghost_items[csr_positions(d.ghost_offsets, ghosts)]])
-    return np.concatenate([sub_chunk, np.repeat(np.arange(len(chunks)), ghosts_of)]), offsets, all_codes
+    return (
+        np.repeat(np.arange(len(chunks)), ghosts_of),
+        offsets_of(d.ghost_offsets[ghosts + 1] - d.ghost_offsets[ghosts]),
+        d.ghost_items[csr_positions(d.ghost_offsets, ghosts)],
+    )
 
 
 def joint_domains(arrays: ReleaseArrays, wide: int) -> tuple[Ints, Ints]:
@@ -313,12 +410,14 @@ def joint_domains(arrays: ReleaseArrays, wide: int) -> tuple[Ints, Ints]:
     return keys[order], chunks[order]
 
 
-def bad_joints(data: ContentArrays, results: list[UnitResult]) -> Ints:
-    """The joint clusters (positions) whose shared chunks are not exactly the
-    projections the units returned plus their ghosts, compared a slab of
-    shared chunks (about :data:`privtool.arrays.SLAB_OCCURRENCES` published occurrences) at a
-    time so that the driver's temporaries stay bounded (at 5M records all the
-    shared chunks at once took 1.9 GB)."""
+def bad_joints(data: ContentArrays, results: list[UnitResult]) -> tuple[Ints, int]:
+    """The joint clusters (positions) whose shared chunks are not the
+    projections the units returned plus their ghosts, nor that with items
+    removed (:func:`_compared`), and the item occurrences removed from the
+    other joint clusters' shared chunks without a trail entry. Compared a slab
+    of shared chunks (about :data:`privtool.arrays.SLAB_OCCURRENCES` published occurrences)
+    at a time so that the driver's temporaries stay bounded (at 5M records all
+    the shared chunks at once took 1.9 GB)."""
     d = data
     first = int(d.owner_offsets[d.n_clusters])
     empty = np.zeros(0, dtype=np.int64)
@@ -330,19 +429,23 @@ def bad_joints(data: ContentArrays, results: list[UnitResult]) -> Ints:
     sorted_chunk = sub_chunk[by_chunk]
     row_bounds = d.row_offsets[d.chunk_offsets[first:]]
     words = _words(d.n_labels + 1)
-    found = [empty]
+    found, removals = [empty], [empty]
     for lo, hi in units(np.diff(row_bounds), SLAB_OCCURRENCES):
         chunks = np.arange(first + lo, first + hi, dtype=np.int64)
-        row_chunk, row_offsets, row_codes = _rows(d, chunks)
         a, b = np.searchsorted(sorted_chunk, [lo, hi])
         picked = by_chunk[a:b]
-        a_chunk, a_offsets, a_codes = _with_ghosts(
-            d, chunks, sorted_chunk[a:b] - lo, lengths[picked], codes[concat_ranges(starts[picked], lengths[picked])]
+        projections = (
+            sorted_chunk[a:b] - lo,
+            offsets_of(lengths[picked]),
+            codes[concat_ranges(starts[picked], lengths[picked])],
         )
-        bad = _bad_chunks(words, len(chunks), a_chunk, a_offsets, a_codes, row_chunk, row_offsets, row_codes)
+        bad, removed = _compared(words, len(chunks), projections, _ghosts(d, chunks), _rows(d, chunks))
         found.append(chunks[bad])
-    owners = np.searchsorted(d.owner_offsets, np.concatenate(found), side="right") - 1
-    return unique_int(owners) - d.n_clusters
+        removals.append(removed)
+    owner_of_chunk = np.searchsorted(d.owner_offsets, np.arange(first, len(d.chunk_offsets) - 1), side="right") - 1
+    flagged = unique_int(np.searchsorted(d.owner_offsets, np.concatenate(found), side="right") - 1)
+    counted = ~np.isin(owner_of_chunk, flagged)
+    return flagged - d.n_clusters, int(np.concatenate(removals)[counted].sum())
 
 
 def _found(keys: Ints, wanted: Ints) -> npt.NDArray[np.bool_]:

@@ -194,10 +194,10 @@ def check_disassociated_content(
     release's ``stats.suppressed_item_occurrences``).
 
     The clusters are checked on arrays in units through ``ctx``'s executor
-    (:mod:`.faithful_units`; serially without one), and only the clusters and
-    joint clusters a unit flags are checked again one by one here
-    (:class:`_ClusterChecks`), which finds the first problem in release order
-    or counts partial suppressions. ``fast=False`` checks every cluster one by
+    (:mod:`.faithful_units`, partial suppressions counted there too; serially
+    without one), and only the clusters and joint clusters a unit flags are
+    checked again one by one here (:class:`_ClusterChecks`), which finds the
+    first problem in release order. ``fast=False`` checks every cluster one by
     one (the reference the units are tested against)."""
     n = original.n_records
     try:
@@ -253,7 +253,8 @@ def check_disassociated_content(
         results = ctx.map(check, spans, "faithfulness: clusters") if ctx is not None else list(map(check, spans))
         silent += sum(r.silent for r in results)
         slow_clusters = np.concatenate([r.clusters for r in results] or [np.zeros(0, dtype=np.int64)])
-        slow_joints = bad_joints(data, results)
+        slow_joints, removed = bad_joints(data, results)
+        silent += removed
     else:
         slow_clusters, slow_joints = np.arange(arrays.n_clusters), np.arange(arrays.n_joint_clusters)
     for c in slow_clusters.tolist():

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from privtool.arrays import unique_int
 from privtool.context import Context, past
 from privtool.errors import TimedOut
 from privtool.lazy_sequence import LazySequence
@@ -334,6 +335,26 @@ class _Sources:
         for masks in self._part_masks(part):
             yield from extend(0, (), masks)
 
+    def strong_extensions(self, part: tuple[str, ...], k: int) -> frozenset[str]:
+        """Every item ``y`` not in ``part`` such that this cluster alone holds
+        ``part`` plus ``y`` with a score (:func:`_score` of :meth:`best`) of at
+        least k. An item only adds a bound, the count of its source's mask
+        joined with what ``part`` holds there: the score is that of ``part``
+        (at least k, or no item qualifies) unless that count is below k."""
+        found: set[str] = set()
+        for masks in self._part_masks(part):
+            if _score(*self.value(masks)) < k:
+                continue
+            for item, options in self.options.items():
+                if item in found or item in part:
+                    continue
+                for s, mask in options:
+                    joined = mask if (mask == FREE or s not in masks) else masks[s] & mask
+                    if joined == FREE or joined.bit_count() >= k:
+                        found.add(item)
+                        break
+        return frozenset(found)
+
     def _part_masks(self, part: tuple[str, ...]) -> Iterable[dict[int, int]]:
         """The source masks of every way a reconstruction holds ``part``."""
 
@@ -606,7 +627,7 @@ class _ItemIndex:
         mine = ~a.chunk_is_shared[chunk]
         term_cluster = np.repeat(np.arange(a.n_clusters, dtype=np.int64), np.diff(a.term_offsets))
         in_terms = a.term_items.astype(np.int64) * self.n + term_cluster
-        self.own_keys = np.unique(np.r_[items[mine] * self.n + a.chunk_owner[chunk[mine]], in_terms])
+        self.own_keys = unique_int(np.r_[items[mine] * self.n + a.chunk_owner[chunk[mine]], in_terms])
         # shared chunks in the order the clusters' chains first meet their joint clusters
         rank: dict[str, int] = {}
         for chain in views.chains:
@@ -620,9 +641,14 @@ class _ItemIndex:
         ranks, index = joint_rank[owner], chunk[shared] - first[owner]
         known = ranks >= 0
         self.width = max(1, int(a.chunk_rows.size))
-        self.shared_keys = np.unique(
+        self.span = max(1, len(self.joints)) * self.width
+        self.shared_keys = unique_int(
             (items[shared][known] * max(1, len(self.joints)) + ranks[known]) * self.width + index[known]
         )
+        # where each item's keys start (one search for every item, not two per item asked for)
+        firsts = np.arange(len(a.labels) + 1, dtype=np.int64)
+        self.own_from: list[int] = np.searchsorted(self.own_keys, firsts * self.n).tolist()
+        self.shared_from: list[int] = np.searchsorted(self.shared_keys, firsts * self.span).tolist()
         self._shared: dict[str, list[tuple[str, int]]] = {}
 
     def own(self, item: str) -> list[int]:
@@ -630,8 +656,7 @@ class _ItemIndex:
         code = self.code.get(item)
         if code is None:
             return []
-        lo, hi = np.searchsorted(self.own_keys, [code * self.n, (code + 1) * self.n])
-        return (self.own_keys[lo:hi] % self.n).tolist()
+        return (self.own_keys[self.own_from[code] : self.own_from[code + 1]] % self.n).tolist()
 
     def shared(self, item: str) -> list[tuple[str, int]]:
         """The shared chunks holding ``item`` as (joint id, chunk index)."""
@@ -644,9 +669,7 @@ class _ItemIndex:
         code = self.code.get(item)
         if code is None:
             return []
-        span = max(1, len(self.joints)) * self.width
-        lo, hi = np.searchsorted(self.shared_keys, [code * span, (code + 1) * span])
-        rest = self.shared_keys[lo:hi] % span
+        rest = self.shared_keys[self.shared_from[code] : self.shared_from[code + 1]] % self.span
         ranks, index = (rest // self.width).tolist(), (rest % self.width).tolist()
         return [(self.joints[r], i) for r, i in zip(ranks, index, strict=True)]
 
@@ -680,6 +703,29 @@ class _ReleaseMaximum:
                 self.under[joint].append(n)
         self.holders_of: dict[str, tuple[frozenset[int], frozenset[str], int]] = {}
         self.clusters_of: dict[str, list[int]] = {}
+        self.reached: dict[tuple[int, tuple[str, ...]], int] = defaultdict(int)  # (cluster, part): itemsets reaching k
+        self.strong: dict[tuple[str, ...], list[frozenset[str]]] = defaultdict(list)  # part: strong extensions
+
+    def _known_to_reach(self, itemset: tuple[str, ...]) -> bool:
+        """Whether a cluster whose strong extensions (:meth:`_Sources.strong_extensions`)
+        of ``itemset`` less one item hold that item reaches k alone."""
+        return any(
+            itemset[i] in found
+            for i in range(len(itemset))
+            for found in self.strong.get(itemset[:i] + itemset[i + 1 :], ())
+        )
+
+    def _reaches(self, n: int, itemset: tuple[str, ...]) -> None:
+        """Cluster ``n`` alone reaches k on ``itemset``: on the second itemset that
+        it does so with the same part (``itemset`` less one item), list every
+        extension of that part with which it does, so that the search's next
+        itemsets with that part (the supersets of one weak part, usually certified
+        by a few clusters) need no walk."""
+        for i in range(len(itemset)):
+            part = itemset[:i] + itemset[i + 1 :]
+            self.reached[n, part] += 1
+            if self.reached[n, part] == STRONG_AFTER:
+                self.strong[part].append(self._source(n).strong_extensions(part, self.k))
 
     def view_items(self, n: int) -> set[str]:
         """Every item cluster ``n``'s view holds (its chunks, its term chunk and
@@ -735,14 +781,15 @@ class _ReleaseMaximum:
             found = self.sources[n] = _Sources(self.views[n], self.shared_bits, self.index.shared)
         return found
 
-    def __call__(self, itemset: Sequence[str]) -> int:
+    def __call__(self, itemset: tuple[str, ...]) -> int:
         """min(k, maximum support of ``itemset``), the value :func:`combine`
         gives for the parts of every cluster that holds it, computed
         incrementally so that the walk over those clusters stops early:
 
         * a cluster whose own score (r_P within every cap above it) reaches k
           proves the release's maximum reaches k (f(J) >= min(cap_J, f(child))
-          all the way up);
+          all the way up); such a cluster may be known before any walk
+          (:meth:`_known_to_reach`);
         * each part raises f along its chain of joint clusters, until a joint
           whose f does not move; the walk stops when the top-level sum reaches k;
         * once a joint's f equals its cap it is saturated: clusters under it
@@ -758,6 +805,8 @@ class _ReleaseMaximum:
         value: dict[str, int] = {}  # f, per joint
         saturated: set[str] = set()
         total, consistent = 0, True
+        if self._known_to_reach(itemset):
+            return self.k
         for n in self._clusters(itemset):
             chain = self.chains[n]
             if consistent and any(joint in saturated for joint in chain):
@@ -767,6 +816,7 @@ class _ReleaseMaximum:
                 continue
             r, caps = found
             if _score(r, caps) >= self.k:
+                self._reaches(n, itemset)
                 return self.k
             parts.append((self.views.ids[n], r, caps))
             for joint, c in caps.items():
@@ -844,6 +894,10 @@ class _Search:
                     return "violation"
         return ""
 
+
+STRONG_AFTER = 2
+"""Itemsets a cluster must reach k on with the same part before its strong
+extensions of that part are listed (:meth:`_ReleaseMaximum._reaches`)."""
 
 SUSPECT_BATCH = 64
 """Most weak clusters whose suspect itemsets are enumerated in one round; the

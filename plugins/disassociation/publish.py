@@ -256,7 +256,7 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     )
     items, row_offsets, chunk_offsets = canonical_chunks(row_chunk, row_items, row_offsets, n_chunks)
     term_items, term_offsets = term_chunks(dis, rank, layout, shared_entries)
-    used = np.unique(np.r_[items, term_items])  # ranks of the published labels
+    used = np.flatnonzero(np.bincount(np.r_[items, term_items], minlength=len(rank)))  # ranks of the published labels
     by_rank = np.argsort(rank)
     cluster_ids = tuple(f"c{i}" for i in range(len(dis.clusters)))
     arrays = ReleaseArrays(

@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, lexicographic_order, unique_int
+from privtool.arrays import concat_ranges, in_sorted, lexicographic_order, unique_int
 from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
@@ -46,14 +46,6 @@ RESIDUAL_BATCH_OCCURRENCES = 1_000_000
 
 SHARED_BATCH_OCCURRENCES = 1_000_000
 """Lifted occurrences per vectorised pass of :func:`.verpart.cluster_terms` over joint clusters."""
-
-
-def _in_sorted(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each of ``keys`` occurs in the ascending array ``table``."""
-    if not len(table):
-        return np.zeros(len(keys), dtype=bool)
-    pos = np.minimum(np.searchsorted(table, keys), len(table) - 1)
-    return table[pos] == keys
 
 
 def _run_starts(keys: np.ndarray) -> np.ndarray:
@@ -85,7 +77,7 @@ def _residual_supports(
         record_cluster = np.repeat(np.arange(lo, hi, dtype=np.int64), cluster_sizes[lo:hi])
         batch = record_cluster[local] * span + items
         wanted = term_keys[np.searchsorted(term_keys, lo * span) : np.searchsorted(term_keys, hi * span)]
-        batch = np.sort(batch[_in_sorted(wanted, batch)])
+        batch = np.sort(batch[in_sorted(wanted, batch)])
         starts = _run_starts(batch)
         keys.append(batch[starts])
         counts.append(np.diff(np.r_[starts, len(batch)]).astype(np.int64))
@@ -233,10 +225,12 @@ def _lifts(
     With each term's entries in position order, the entry e at position p
     lifts t in the window from s = p - d (d = 1 .. k-1) when e's support plus
     those of t's entries in [s, p) reach k; those entries are e's predecessors
-    within distance d (at most k - 1 of them, positions being distinct). So
-    each entry is checked against its k - 1 predecessors for each d, in
-    :data:`WALK_BLOCK` entries at a time, and only the (few) pairs that reach k
-    are looked up for blocks. An entry of support k or more (VERPART never
+    within distance d (at most k - 1 of them, positions being distinct). As
+    the predecessors' distances grow with their rank, the windows e lifts in
+    are those with d at least the distance of the nearest predecessors whose
+    supports reach k with e's. Each entry is checked against its k - 1
+    predecessors, :data:`WALK_BLOCK` entries at a time, and only the (few)
+    pairs that reach k are looked up for blocks. An entry of support k or more (VERPART never
     leaves one: a chunker that puts frequent terms in term chunks does) lifts
     its term in every window it ends, whatever its predecessors."""
     n, res = len(ordered), view.res
@@ -258,17 +252,19 @@ def _lifts(
         here = np.arange(max(first, 1), last)
         near = (term[here - 1] == term[here]) & (pos[here] - pos[here - 1] < k)  # a predecessor near
         here = here[near & (count[here] < k)]
-        gaps, supports = [], []  # per predecessor b = 1 .. k-1: its distance (k: none) and support
+        # per predecessor b = 1 .. k-1 (rows): its distance (k: none), ascending in b, and its support
+        gaps = np.empty((k - 1, len(here)), dtype=np.int64)
+        supports = np.empty((k - 1, len(here)), dtype=np.int64)
         for b in range(1, k):
             before = np.maximum(here - b, 0)
             same = (here - b >= 0) & (term[before] == term[here])
-            gaps.append(np.where(same, pos[here] - pos[before], k))
-            supports.append(np.where(same, count[before], 0))
+            gaps[b - 1] = np.where(same, pos[here] - pos[before], k)
+            supports[b - 1] = np.where(same, count[before], 0)
+        # the nearest predecessors reaching k with e: the smallest d lifting is the farthest one's distance
+        reach = np.cumsum(supports, axis=0) + count[here] >= k
+        lifting_from = np.where(reach.any(axis=0), gaps[reach.argmax(axis=0), np.arange(len(here))], k)
         for d in range(1, k):
-            earlier = np.zeros(len(here), dtype=np.int64)
-            for gap, support in zip(gaps, supports, strict=True):
-                earlier += np.where(gap <= d, support, 0)
-            hit = np.flatnonzero((earlier + count[here] >= k) & (pos[here] >= d))
+            hit = np.flatnonzero((lifting_from <= d) & (pos[here] >= d))
             found_start.append(pos[here[hit]] - d)
             found_term.append(term[here[hit]])
             found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
@@ -448,12 +444,12 @@ def _join(
         return j >= 0, j[j >= 0] * span + term[j >= 0]
 
     inside, res_keys = of_windows(groups.res_keys)
-    by_key = np.argsort(res_keys)
+    by_key = np.argsort(res_keys, kind="stable")  # runs: each group's terms ascend
     res_keys, res_count = res_keys[by_key], groups.res_count[inside][by_key]
     firsts = _run_starts(res_keys)
     res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
     blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
-    keep = ~_in_sorted(blocked, res_keys)
+    keep = ~in_sorted(blocked, res_keys)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
     lifted_keys.append(lifted + len(plans) * span)

@@ -19,6 +19,15 @@ paper's is public and deterministic, which the ``minimality`` attack exploits;
 Supports and bitsets of many clusters are computed together, vectorised (one
 sort of the (cluster, term) keys); only the terms with support >= k get a
 bitset, one Python int each, none per item occurrence.
+
+REFINE's shared chunks (m = 2, the paper's order) need no bitset: a term fits
+a chunk unless it shares 1 to k - 1 records with a member, and the greedy's
+chunks are the first-fit colouring of those conflicts in the paper's order,
+computed for every joint cluster at once from pair counts
+(:func:`pair_greedy_chunks`, checked against the term-by-term greedy in the
+tests). HORPART's clusters keep the bitsets: their records hold many frequent
+terms each, whose conflicts form long chains (about 180 rounds of colouring
+on a bms-pos-like file), where the bitset greedy is about 3x faster.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, run_starts
+from privtool.arrays import concat_ranges, in_sorted, rank_in_runs, run_starts, unique_int
 from privtool.chain import ChunkedCluster
 from privtool.context import SeedSplitter
 
@@ -167,64 +176,86 @@ def greedy_chunks(
     return tuple(chunks)
 
 
+def first_fit_colours(n: int, earlier: np.ndarray, later: np.ndarray) -> np.ndarray:
+    """The colour (1, 2, ...) of each of ``n`` nodes taken in order, each the
+    smallest colour none of its earlier neighbours has (first-fit colouring);
+    edge ``i`` joins ``earlier[i] < later[i]``.
+
+    Vectorised in rounds: a node is coloured in the round after its last
+    earlier neighbour, all such nodes at once (the smallest colour missing from
+    the sorted distinct colours of its earlier neighbours), so the rounds are
+    as many as the longest chain of edges, not the nodes."""
+    colour = np.zeros(n, dtype=np.int64)
+    while True:
+        edges = colour[later] == 0
+        earlier, later = earlier[edges], later[edges]
+        waiting = np.zeros(n, dtype=bool)
+        waiting[later[colour[earlier] == 0]] = True
+        ready = (colour == 0) & ~waiting
+        if not ready.any():
+            return colour
+        colour[ready] = 1
+        into = ready[later]
+        width = int(colour.max()) + 2
+        seen = unique_int(later[into] * width + colour[earlier[into]])
+        node, taken = np.divmod(seen, width)
+        starts = run_starts(node)
+        rank = rank_in_runs(starts, len(node)) + 1  # taken colours are distinct and ascending from 1
+        missing = np.minimum.reduceat(np.where(taken != rank, rank, width), starts) if len(starts) else starts
+        lengths = np.diff(np.r_[starts, len(node)])
+        colour[node[starts]] = np.where(missing < width, missing, lengths + 1)
+
+
 def pair_greedy_chunks(
     cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np.ndarray, k: int
 ) -> list[list[tuple[int, ...]]]:
     """For m = 2 and the paper's order, what :func:`greedy_chunks` makes of every
     cluster of :func:`cluster_terms`' input (its frequent terms' chunk domains),
-    from pair counts instead of bitsets.
+    from pair counts instead of bitsets, without a Python step per term.
 
     With m = 2 a term fits a chunk unless it shares between 1 and k - 1 records
-    with a member, and those counts are the pairs' co-occurrences: every pair
-    of items of every record counted with one sort. Only the pairs below k
-    reach Python (as sets of partners), so a cluster whose records seldom hold
-    two of its terms (REFINE's shared chunks) costs little more than its terms."""
+    (a *conflict*) with a member. The greedy's pass c takes, in order, every
+    term left whose earlier conflicting terms include none taken in pass c; so
+    a term's chunk is the smallest one none of its earlier conflicting terms
+    is in: the first-fit colouring of the conflicts in the paper's order
+    (:func:`first_fit_colours`). The conflicts are the pairs of frequent terms
+    that some record holds both of, counted with one sort, and below k."""
     n_clusters = len(cluster_sizes)
     span = int(items.max()) + 1 if len(items) else 1
     record_cluster = np.repeat(np.arange(n_clusters, dtype=np.int64), cluster_sizes)
-    occ_cluster = np.repeat(record_cluster, record_sizes)
-    keys = np.sort(occ_cluster * span + items)
+    occ_record = np.repeat(np.arange(len(record_sizes), dtype=np.int64), record_sizes)
+    occ_key = record_cluster[occ_record] * span + items
+    keys = np.sort(occ_key)
     starts = run_starts(keys)
     supports = np.diff(np.r_[starts, len(keys)])
-    frequent = supports >= k
-    cluster, term = np.divmod(keys[starts[frequent]], span)
-    supports = supports[frequent]
+    frequent = keys[starts[supports >= k]]  # (cluster, term) keys, ascending
+    supports = supports[supports >= k]
+    cluster, term = np.divmod(frequent, span)
     by_order = np.lexsort((term, -supports, cluster))  # per cluster: support descending, ties to the smaller id
-    bounds = np.searchsorted(cluster[by_order], np.arange(n_clusters + 1)).tolist()
-    ordered = term[by_order].tolist()
-    # every pair (earlier, later) of items of a record, by position in ``items``
-    offsets = np.r_[0, np.cumsum(record_sizes)].astype(np.int64)
-    after = np.repeat(offsets[1:], record_sizes) - np.arange(len(items), dtype=np.int64) - 1
-    first = np.repeat(np.arange(len(items), dtype=np.int64), after)
+    node = np.empty(len(frequent), dtype=np.int64)
+    node[by_order] = np.arange(len(frequent), dtype=np.int64)
+    # every pair of frequent terms of a record, as nodes (earlier, later)
+    kept = np.flatnonzero(in_sorted(frequent, occ_key))
+    record = occ_record[kept]
+    sizes = np.bincount(record, minlength=len(record_sizes))
+    term_node = node[np.searchsorted(frequent, occ_key[kept])]
+    after = np.repeat(np.cumsum(sizes), sizes) - np.arange(len(kept), dtype=np.int64) - 1
+    first = np.repeat(np.arange(len(kept), dtype=np.int64), after)
     second = concat_ranges(first[run_starts(first)] + 1, after[after > 0]) if len(first) else first
-    pairs = np.sort((occ_cluster[first] * span + items[first]) * span + items[second])
+    a, b = term_node[first], term_node[second]
+    pairs = np.sort(np.minimum(a, b) * len(frequent) + np.maximum(a, b))
     pair_starts = run_starts(pairs)
-    rare = pair_starts[np.diff(np.r_[pair_starts, len(pairs)]) < k]
-    owner, low, high = *np.divmod(pairs[rare] // span, span), pairs[rare] % span
-    # each term's partners below k, both ways round: one set per (cluster, term), built from a slice
-    both = np.sort(np.r_[(owner * span + low) * span + high, (owner * span + high) * span + low])
-    holders = run_starts(both // span)
-    ends = np.r_[holders[1:], len(both)][: len(holders)]
-    partner = (both % span).tolist()
-    holder_cluster, holder_term = np.divmod(both[holders] // span, span)
-    partners: list[dict[int, set[int]]] = [{} for _ in range(n_clusters)]
-    for c, t, a, b in zip(holder_cluster.tolist(), holder_term.tolist(), holders.tolist(), ends.tolist(), strict=True):
-        partners[c][t] = set(partner[a:b])
-    out: list[list[tuple[int, ...]]] = []
-    for c in range(n_clusters):
-        order, bad = ordered[bounds[c] : bounds[c + 1]], partners[c]
-        chunks: list[tuple[int, ...]] = []
-        while order:
-            members: set[int] = set()
-            rest: list[int] = []
-            for t in order:
-                if t in bad and not bad[t].isdisjoint(members):
-                    rest.append(t)
-                else:
-                    members.add(t)
-            chunks.append(tuple(sorted(members)))
-            order = rest
-        out.append(chunks)
+    conflicts = pairs[pair_starts[np.diff(np.r_[pair_starts, len(pairs)]) < k]]
+    colour = first_fit_colours(len(frequent), *np.divmod(conflicts, max(len(frequent), 1)))
+    # the chunks: by cluster, then colour, each domain's terms ascending
+    chunk_order = np.lexsort((term, colour[node], cluster))
+    chunk_key = cluster[chunk_order] * (int(colour.max(initial=0)) + 1) + colour[node][chunk_order]
+    bounds = np.r_[run_starts(chunk_key), len(chunk_key)].tolist()
+    owners = cluster[chunk_order][bounds[:-1]].tolist()
+    ordered = term[chunk_order].tolist()
+    out: list[list[tuple[int, ...]]] = [[] for _ in range(n_clusters)]
+    for owner, lo, hi in zip(owners, bounds[:-1], bounds[1:], strict=True):
+        out[owner].append(tuple(ordered[lo:hi]))
     return out
 
 
