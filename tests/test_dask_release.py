@@ -143,3 +143,26 @@ def test_batches_of_large_items_send_no_large_graph() -> None:
             executor.close()
     assert got == list(SerialExecutor().imap(_digest, items))
     assert [str(w.message) for w in caught if "large graph" in str(w.message)] == []
+
+
+def test_a_packed_batch_comes_back_whole_in_three_parts() -> None:
+    """``packed`` joins a batch's out-of-band buffers into one byte array (a
+    task has three arguments however many arrays its items hold), and
+    ``apply_batch`` splits them again: many small arrays, an empty one, a
+    strided one (pickled in band) and plain values arrive unchanged, in order."""
+    pytest.importorskip("dask.distributed")
+    from privtool.dask_executor import apply_batch, packed
+
+    rng = np.random.default_rng(5)
+    batch = [
+        (rng.integers(0, 2**31, int(size), dtype=np.int32), rng.integers(0, 9, 40)[::4], f"chunk {i}")
+        for i, size in enumerate(rng.integers(0, 50, 300))
+    ]
+    header, ends, joined = packed(batch)
+    assert len(ends) >= 300 and joined.dtype == np.uint8 and int(ends[-1]) == len(joined)
+    got = apply_batch(lambda item: item, header, ends, joined)
+    assert len(got) == len(batch)
+    for (a, b, c), (x, y, z) in zip(batch, got, strict=True):
+        assert np.array_equal(a, x) and a.dtype == x.dtype and np.array_equal(b, y) and c == z
+    header, ends, joined = packed(["no arrays", 3])
+    assert len(ends) == 0 and apply_batch(str, header, ends, joined) == ["no arrays", "3"]
