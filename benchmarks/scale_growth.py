@@ -229,7 +229,7 @@ def plot(paths: list[Path], png: Path) -> None:
         "wall time per record (us)",
         "CPU time per record (us, stage + workers)",
         "peak memory per record (bytes, main or worker)",
-        "marginal peak memory per record (bytes, (peak - base) / records)",
+        "peak memory per record above the base (bytes)",
     )
     for ax, title in zip(axes, titles, strict=False):
         ax.set_xscale("log")
