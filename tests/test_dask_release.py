@@ -158,11 +158,11 @@ def test_a_packed_batch_comes_back_whole_in_three_parts() -> None:
         (rng.integers(0, 2**31, int(size), dtype=np.int32), rng.integers(0, 9, 40)[::4], f"chunk {i}")
         for i, size in enumerate(rng.integers(0, 50, 300))
     ]
-    header, ends, joined = packed(batch)
-    assert len(ends) >= 300 and joined.dtype == np.uint8 and int(ends[-1]) == len(joined)
-    got = apply_batch(lambda item: item, header, ends, joined)
+    header, offsets, joined = packed(batch)
+    assert len(offsets) >= 301 and joined.dtype == np.uint8 and int(offsets[-1]) == len(joined)
+    got = apply_batch(lambda item: item, header, offsets, joined)
     assert len(got) == len(batch)
     for (a, b, c), (x, y, z) in zip(batch, got, strict=True):
         assert np.array_equal(a, x) and a.dtype == x.dtype and np.array_equal(b, y) and c == z
-    header, ends, joined = packed(["no arrays", 3])
-    assert len(ends) == 0 and apply_batch(str, header, ends, joined) == ["no arrays", "3"]
+    header, offsets, joined = packed(["no arrays", 3])
+    assert list(offsets) == [0] and apply_batch(str, header, offsets, joined) == ["no arrays", "3"]

@@ -22,7 +22,7 @@ arrays are sent one buffer at a time: the driver's peak grows by the largest
 buffer, not by the whole function.
 
 A batch is pickled by the driver into three parts (:func:`packed`: the pickle
-header, the ends of its arrays' buffers, and those buffers joined in one byte
+header, the offsets of its arrays' buffers, and those buffers joined in one byte
 array), so a task has three arguments however many arrays its items hold (one
 argument or one scatter per array made verify three times slower on many small
 chunk batches). A task's arguments travel inside the task graph, through the
@@ -38,11 +38,13 @@ from __future__ import annotations
 import pickle
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from itertools import pairwise
 from typing import Any, TypeVar
 
 import cloudpickle
 import numpy as np
 
+from .arrays import offsets_of
 from .errors import ParameterError, UserError
 from .executors import batch_size
 
@@ -74,17 +76,16 @@ def rebuilt(header: bytes, *buffers: np.ndarray) -> Any:
 
 
 def packed(obj: Any) -> tuple[bytes, np.ndarray, np.ndarray]:
-    """``obj`` pickled (:func:`pickled`) as its header, the ends of its buffers,
-    and the buffers joined in one byte array (one copy of the arrays' bytes)."""
+    """``obj`` pickled (:func:`pickled`) as its header, the CSR offsets of its
+    buffers, and the buffers joined in one byte array (one copy of the arrays' bytes)."""
     header, *buffers = pickled(obj)
-    ends = np.cumsum([len(buffer) for buffer in buffers], dtype=np.int64)
     joined = np.concatenate(buffers) if buffers else np.empty(0, dtype=np.uint8)
-    return header, ends, joined
+    return header, offsets_of(map(len, buffers)), joined
 
 
-def apply_batch(fn: Callable[[T], R], header: bytes, ends: np.ndarray, joined: np.ndarray) -> list[R]:
-    """Run ``fn`` on a worker over the batch :func:`packed` into ``header, ends, joined``."""
-    buffers = np.split(joined, ends[:-1]) if len(ends) else []
+def apply_batch(fn: Callable[[T], R], header: bytes, offsets: np.ndarray, joined: np.ndarray) -> list[R]:
+    """Run ``fn`` on a worker over the batch :func:`packed` into ``header, offsets, joined``."""
+    buffers = [joined[a:b] for a, b in pairwise(offsets.tolist())]
     return [fn(item) for item in rebuilt(header, *buffers)]
 
 
@@ -139,9 +140,9 @@ class DaskExecutor:
         shared_fn = shared_on_cluster(self._client, fn)
         pending: deque[Any] = deque()
         for batch in batches:
-            header, ends, joined = packed(batch)
+            header, offsets, joined = packed(batch)
             data: Any = self._client.scatter(joined, hash=False) if len(joined) >= SCATTER_BYTES else joined
-            pending.append(self._client.submit(apply_batch, shared_fn, header, ends, data, pure=False))
+            pending.append(self._client.submit(apply_batch, shared_fn, header, offsets, data, pure=False))
             if len(pending) >= limit:
                 yield from pending.popleft().result()
         while pending:
