@@ -76,15 +76,17 @@ def test_refine_matches_the_reference_walk(
 
 
 @settings(max_examples=60, deadline=None)
-@given(records, st.integers(2, 5), st.integers(1, 40), st.sampled_from(CHUNKERS))
+@given(records, st.integers(2, 5), st.integers(1, 40), st.sampled_from(CHUNKERS), st.sampled_from([0, 1 << 24]))
 def test_refine_matches_the_reference_walk_in_small_batches(
-    rows: list[list[int]], k: int, batch: int, chunker: str
+    rows: list[list[int]], k: int, batch: int, chunker: str, cells: int
 ) -> None:
     """The initial residual supports read in batches of any size (down to
-    one cluster at a time) give the reference's joint clusters."""
+    one cluster at a time), their term-chunk occurrences picked out by binary
+    search (no table allowed) or by table, give the reference's joint clusters."""
     dataset = Dataset.from_records([[str(t) for t in row] for row in rows])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(refine_module, "RESIDUAL_BATCH_OCCURRENCES", batch)
+        patch.setattr(refine_module, "DENSE_LOOKUP_CELLS", cells)
         fast, slow = plans_of(dataset, k, 2, k + 3, "adding", chunker)
     assert fast == slow
 
