@@ -272,8 +272,9 @@ def _lifts(
     leaves one: a chunker that puts frequent terms in term chunks does) lifts
     its term in every window it ends, whatever its predecessors."""
     n, res = len(ordered), view.res
+    liftable = (view.holders[res.term] > 1) | (groups.res_count >= k)
     entries = res.by_position(ordered)
-    entries = entries[(view.holders[res.term[entries]] > 1) | (groups.res_count[entries] >= k)]
+    entries = entries[liftable[entries]]
     entries = res.by_term(entries)
     term, pos, count = res.term[entries], position[res.owner[entries]], groups.res_count[entries]
     found_entry: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
