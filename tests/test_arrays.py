@@ -6,9 +6,11 @@ from __future__ import annotations
 from itertools import accumulate
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from privtool import arrays
 from privtool.arrays import in_sorted, offsets_of, sort_int, unique_int
 
 LENGTHS = st.lists(st.integers(0, 2**31 - 1), max_size=40)
@@ -40,11 +42,17 @@ def test_sort_int_sorts_in_the_input_dtype(values: list[int], dtype: type) -> No
     assert unique_int(array).tolist() == sorted(set(array.tolist()))
 
 
-@given(ints, ints, st.booleans())
-def test_in_sorted_is_membership(table: list[int], keys: list[int], sort_keys: bool) -> None:
-    ordered = np.sort(np.asarray(table, dtype=np.int64))
-    probe = np.asarray(sorted(keys) if sort_keys else keys, dtype=np.int64)
+@given(ints, ints, st.booleans(), st.sampled_from([0, 1 << 24]), st.sampled_from([np.int64, np.uint64]))
+def test_in_sorted_is_membership(table: list[int], keys: list[int], sort_keys: bool, cells: int, dtype: type) -> None:
+    """By byte table (when the table's values span few integers, unless no
+    table is allowed) and by binary search, either way round."""
+    if dtype is np.uint64:
+        table, keys = [abs(v) for v in table], [abs(v) for v in keys]
+    ordered = np.sort(np.asarray(table, dtype=dtype))
+    probe = np.asarray(sorted(keys) if sort_keys else keys, dtype=dtype)
     expected = [key in set(table) for key in probe.tolist()]
-    assert in_sorted(ordered, probe).tolist() == expected
-    if sort_keys:
-        assert in_sorted(ordered, probe, keys_sorted=True).tolist() == expected
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrays, "DENSE_LOOKUP_CELLS", cells)
+        assert in_sorted(ordered, probe).tolist() == expected
+        if sort_keys:
+            assert in_sorted(ordered, probe, keys_sorted=True).tolist() == expected

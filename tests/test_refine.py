@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from refine_reference import refine as reference_refine
 
+from privtool import arrays
 from privtool.chain import ChunkedCluster, cluster_units
 from privtool.dataset import Dataset
 from privtool.io import read_dataset
@@ -81,12 +82,13 @@ def test_refine_matches_the_reference_walk_in_small_batches(
     rows: list[list[int]], k: int, batch: int, chunker: str, cells: int
 ) -> None:
     """The initial residual supports read in batches of any size (down to
-    one cluster at a time), their term-chunk occurrences picked out by binary
-    search (no table allowed) or by table, give the reference's joint clusters."""
+    one cluster at a time), with membership looked up by binary search (no
+    byte table allowed: ``privtool.arrays.in_sorted``) or by table, give the
+    reference's joint clusters."""
     dataset = Dataset.from_records([[str(t) for t in row] for row in rows])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(refine_module, "RESIDUAL_BATCH_OCCURRENCES", batch)
-        patch.setattr(refine_module, "DENSE_LOOKUP_CELLS", cells)
+        patch.setattr(arrays, "DENSE_LOOKUP_CELLS", cells)
         fast, slow = plans_of(dataset, k, 2, k + 3, "adding", chunker)
     assert fast == slow
 

@@ -45,14 +45,32 @@ def unique_int(values: np.ndarray) -> np.ndarray:
     return ordered[run_starts(ordered)]
 
 
-def in_sorted(table: np.ndarray, keys: np.ndarray, keys_sorted: bool = False) -> np.ndarray:
-    """Whether each of ``keys`` occurs in the ascending array ``table``.
+DENSE_LOOKUP_CELLS = 1 << 24
+""":func:`in_sorted` marks the table's values in a table of one byte per value
+between its smallest and largest while there are at most this many, and at
+most :data:`DENSE_LOOKUP_PER_VALUE` per value looked up or marked."""
 
-    With ``keys_sorted`` (``keys`` ascending too) and a shorter table, the
-    table's values are looked up in ``keys`` instead (binary searches on the
-    shorter side) and the runs of ``keys`` they hit marked."""
-    if not len(table):
+DENSE_LOOKUP_PER_VALUE = 64
+
+
+def in_sorted(table: np.ndarray, keys: np.ndarray, keys_sorted: bool = False) -> np.ndarray:
+    """Whether each of ``keys`` occurs in the ascending integer array ``table``.
+
+    When the table's values span few enough integers (:data:`DENSE_LOOKUP_CELLS`),
+    a lookup in a table of bytes; else binary searches: with ``keys_sorted``
+    (``keys`` ascending too) and a shorter table, the table's values are
+    looked up in ``keys`` (binary searches on the shorter side) and the runs
+    of ``keys`` they hit marked; otherwise each key is looked up in the table."""
+    if not len(table) or not len(keys):
         return np.zeros(len(keys), dtype=bool)
+    low, cells = int(table[0]), int(table[-1]) - int(table[0]) + 1
+    if cells <= min(DENSE_LOOKUP_CELLS, DENSE_LOOKUP_PER_VALUE * (len(table) + len(keys))):
+        marked = np.zeros(cells, dtype=bool)
+        marked[table - low] = True
+        inside = (keys >= low) & (keys < low + cells)
+        out = np.zeros(len(keys), dtype=bool)
+        out[inside] = marked[keys[inside] - low]
+        return out
     if keys_sorted and len(table) < len(keys):
         lo, hi = np.searchsorted(keys, table, "left"), np.searchsorted(keys, table, "right")
         return np.cumsum(np.bincount(lo, minlength=len(keys) + 1) - np.bincount(hi, minlength=len(keys) + 1))[:-1] > 0

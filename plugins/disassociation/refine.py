@@ -44,11 +44,6 @@ WALK_BLOCK = 200_000
 RESIDUAL_BATCH_OCCURRENCES = 1_000_000
 """Item occurrences read per vectorised step of the initial residual supports (bounds their temporaries)."""
 
-DENSE_LOOKUP_CELLS = 1 << 24
-"""A batch of the initial residual supports finds its term-chunk occurrences in a
-table of one byte per (cluster, item) while it has at most this many cells,
-else by binary search (tests set 0 to force the latter)."""
-
 SHARED_BATCH_OCCURRENCES = 1_000_000
 """Lifted occurrences per vectorised pass of :func:`.verpart.cluster_terms` over joint clusters."""
 
@@ -65,10 +60,7 @@ def _residual_supports(
     term``, ascending) among their clusters' records: the keys that occur, and
     their counts. The clusters' records are read :data:`RESIDUAL_BATCH_OCCURRENCES`
     occurrences at a time (consecutive clusters, so the batches' keys follow
-    each other) and only the occurrences of term-chunk terms are sorted. They
-    are picked out with a table of the batch's (cluster, item) cells, or, when
-    it would have more than :data:`DENSE_LOOKUP_CELLS` cells, by binary search
-    in ``term_keys``."""
+    each other) and only the occurrences of term-chunk terms are sorted."""
     if not clusters:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     rows = np.concatenate(clusters)
@@ -85,12 +77,7 @@ def _residual_supports(
         record_cluster = np.repeat(np.arange(lo, hi, dtype=np.int64), cluster_sizes[lo:hi])
         batch = record_cluster[local] * span + items
         wanted = term_keys[np.searchsorted(term_keys, lo * span) : np.searchsorted(term_keys, hi * span)]
-        if (hi - lo) * span <= DENSE_LOOKUP_CELLS:
-            table = np.zeros((hi - lo) * span, dtype=bool)
-            table[wanted - lo * span] = True
-            batch = sort_int(batch[table[batch - lo * span]])
-        else:
-            batch = sort_int(batch[in_sorted(wanted, batch)])
+        batch = sort_int(batch[in_sorted(wanted, batch)])
         starts = _run_starts(batch)
         keys.append(batch[starts])
         counts.append(np.diff(np.r_[starts, len(batch)]).astype(np.int64))
