@@ -77,18 +77,27 @@ def test_refine_matches_the_reference_walk(
 
 
 @settings(max_examples=60, deadline=None)
-@given(records, st.integers(2, 5), st.integers(1, 40), st.sampled_from(CHUNKERS), st.sampled_from([0, 1 << 24]))
+@given(
+    records,
+    st.integers(2, 5),
+    st.integers(1, 40),
+    st.sampled_from(CHUNKERS),
+    st.sampled_from([0, 1 << 24]),
+    st.integers(1, 12),
+)
 def test_refine_matches_the_reference_walk_in_small_batches(
-    rows: list[list[int]], k: int, batch: int, chunker: str, cells: int
+    rows: list[list[int]], k: int, batch: int, chunker: str, cells: int, walk_block: int
 ) -> None:
     """The initial residual supports read in batches of any size (down to
     one cluster at a time), with membership looked up by binary search (no
-    byte table allowed: ``privtool.arrays.in_sorted``) or by table, give the
-    reference's joint clusters."""
+    byte table allowed: ``privtool.arrays.in_sorted``) or by table, and the
+    lifting windows found a few entries at a time (their predecessors across
+    the blocks' edges), give the reference's joint clusters."""
     dataset = Dataset.from_records([[str(t) for t in row] for row in rows])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(refine_module, "RESIDUAL_BATCH_OCCURRENCES", batch)
         patch.setattr(arrays, "DENSE_LOOKUP_CELLS", cells)
+        patch.setattr(refine_module, "WALK_BLOCK", walk_block)
         fast, slow = plans_of(dataset, k, 2, k + 3, "adding", chunker)
     assert fast == slow
 
