@@ -219,9 +219,12 @@ def _lifting_from(term: np.ndarray, pos: np.ndarray, count: np.ndarray, first: i
     with the entry's. The k - 1 predecessors are compared as shifted slices."""
     pad = max(k - 1 - first, 0)  # entries before the first have no predecessor: a term no entry has
     lo = first - (k - 1 - pad)
-    term_ = np.r_[np.full(pad, -1, dtype=term.dtype), term[lo:last]]
-    pos_ = np.r_[np.zeros(pad, dtype=pos.dtype), pos[lo:last]]
-    count_ = np.r_[np.zeros(pad, dtype=count.dtype), count[lo:last]]
+
+    def padded(values: np.ndarray, fill: int) -> np.ndarray:
+        """``values[lo:last]`` after ``pad`` entries of ``fill`` (a view when there are none)."""
+        return np.concatenate([np.full(pad, fill, dtype=values.dtype), values[lo:last]]) if pad else values[lo:last]
+
+    term_, pos_, count_ = padded(term, -1), padded(pos, 0), padded(count, 0)
     end = len(term_)
     mine_term, mine_pos, total = term_[k - 1 :], pos_[k - 1 :], count_[k - 1 :].copy()
     lifting_from = np.where(total >= k, 1, k)
