@@ -1,6 +1,6 @@
 """How cost grows: the scale run's stages over several sizes, time and peak memory per record.
 
-    python benchmarks/scale_growth.py run --label after --records 500000,1000000,2000000,5000000 --base-records 10000
+    python benchmarks/scale_growth.py run --label after --records 500000,1000000,2000000,5000000 --base-records 100000
     python benchmarks/scale_growth.py plot benchmarks/out/growth/before.json benchmarks/out/growth/after.json \\
         --png docs/results/scale-growth.png
 
@@ -15,21 +15,27 @@ largest worker (sampled ``VmHWM``), the load average before and after. The
 results go to ``DIR/LABEL.json`` after every stage, so an interrupted run
 keeps what finished (``--resume`` skips the stages already there). Outputs
 of the stages go to ``DIR/LABEL/N/``; the data files are shared by the labels.
-``--base-records N`` first runs the same stages on N records (default 10,000;
+``--base-records N`` first runs the same stages on N records (default 100,000;
 0: none) and records them as the run's *base*: what a stage costs whatever
-its input (interpreter, imports, the Dask cluster).
+its input (interpreter, imports, the Dask cluster, bounded buffers).
 
 ``plot`` draws time and peak memory per record against the number of records
 (log x, one line per stage, one line style per results file) and prints, per
 file and stage, the flatness ratio (the largest per-record figure over the
 smallest across the sizes), the pipeline's wall time per size, and the stage
 process's memory per million records (least-squares slope of its peak against N).
-With a base in the file it also prints, per stage, the base's peak and the
-flatness of the *marginal* memory per record, (peak - base peak) / records,
-peaks being the larger of the main process's and the largest worker's as in
-the raw figure. The base does not hold the bounded buffers (slabs, units,
-batches) that a tiny input never fills, so the marginal figure still carries
-them as a fixed part at every size.
+
+With a base in the file it also draws and prints the *marginal* cost per
+record: what the records beyond the base's cost, ``(x(N) - x(base)) / (N -
+base records)`` for wall time, CPU time and peak memory (peaks being the larger
+of the main process's and the largest worker's as in the raw figure). A stage
+costs ``a + b N`` plus whatever grows faster; the raw figure ``a / N + b``
+falls with N whatever the code does (an interpreter with numpy, Dask and
+privtool imported is about 85 MiB), the marginal one is ``b`` at every size
+unless something grows faster than linearly, which is what flatness is for. A
+base of 100,000 records holds the bounded buffers (slabs, units, batches in
+flight) that a tiny input never fills; with 10,000 they stay in the marginal
+figure as a fixed part that falls with N.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from scale_dask import STAGES, executor_options, stage, stage_commands
 
@@ -118,35 +124,48 @@ def flatness(values: Sequence[float]) -> float:
     return max(values) / min(values)
 
 
-def marginal_bytes_per_record(peak_mib: float, base_mib: float, records: int) -> float:
-    """Peak memory above the base, per record: ``(peak - base) / records`` in bytes."""
-    return (peak_mib - base_mib) * MIB / records
+def marginal(value: float, base_value: float, records: int, base_records: int) -> float:
+    """What each record beyond the base's costs: ``(value - base_value) / (records - base_records)``."""
+    return (value - base_value) / (records - base_records)
 
 
-def base_peaks(record: dict[str, Any]) -> dict[str, float]:
-    """Per stage, the peak (MiB, :func:`stage_peak_mib`) of the run's base, if it has one."""
-    stages = record.get("base", {}).get("stages", [])
-    return {s["stage"]: stage_peak_mib(s) for s in stages if s.get("finished", True)}
+class Row(NamedTuple):
+    """One stage at one size: raw figures per record, then the marginal ones (NaN without a base)."""
+
+    records: int
+    wall_us: float
+    cpu_us: float
+    peak_bytes: float
+    marginal_wall_us: float
+    marginal_cpu_us: float
+    marginal_peak_bytes: float
 
 
-Row = tuple[int, float, float, float, float]
+RAW = ("wall_us", "cpu_us", "peak_bytes")
+MARGINAL = ("marginal_wall_us", "marginal_cpu_us", "marginal_peak_bytes")
+
+
+def finished_stages(size: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A size's stages that ran to the end, by name."""
+    return {s["stage"]: s for s in size.get("stages", []) if s.get("finished", True)}
 
 
 def per_record(record: dict[str, Any]) -> dict[str, list[Row]]:
-    """Per stage and size: (records, wall us/record, CPU us/record, peak bytes/record,
-    marginal peak bytes/record above the base, NaN without one); peaks as :func:`stage_peak_mib`."""
-    base = base_peaks(record)
+    """Per stage, one :class:`Row` per size (ascending); peaks as :func:`stage_peak_mib`."""
+    base = finished_stages(record.get("base", {}))
+    base_records = record.get("base", {}).get("records", 0)
     table: dict[str, list[Row]] = {}
     for n, size in sorted(record["sizes"].items(), key=lambda kv: int(kv[0])):
         records = int(n)
-        for s in size["stages"]:
-            if not s.get("finished", True):
-                continue
-            peak = stage_peak_mib(s)
-            marginal = marginal_bytes_per_record(peak, base[s["stage"]], records) if s["stage"] in base else math.nan
-            table.setdefault(s["stage"], []).append(
-                (records, s["wall_s"] / records * 1e6, s["cpu_s"] / records * 1e6, peak * MIB / records, marginal)
-            )
+        for name, s in finished_stages(size).items():
+            figures = (s["wall_s"] * 1e6, s["cpu_s"] * 1e6, stage_peak_mib(s) * MIB)
+            if name in base:
+                b = base[name]
+                at_base = (b["wall_s"] * 1e6, b["cpu_s"] * 1e6, stage_peak_mib(b) * MIB)
+                extra = [marginal(x, x0, records, base_records) for x, x0 in zip(figures, at_base, strict=True)]
+            else:
+                extra = [math.nan] * 3
+            table.setdefault(name, []).append(Row(records, *(x / records for x in figures), *extra))
     return table
 
 
@@ -185,22 +204,24 @@ def summary(record: dict[str, Any]) -> str:
     based = f"{record['base']['records']:,} records" if "base" in record else "no base run"
     lines += [
         "",
-        f"| stage | sizes | flatness wall/rec | flatness CPU/rec | flatness peak/rec | base peak MiB ({based})"
-        " | flatness marginal peak/rec, (peak - base) / records | main MiB per 1M records |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        f"| stage | sizes | flatness wall/rec | flatness CPU/rec | flatness peak/rec | base ({based}): wall s, peak MiB"
+        " | marginal flatness wall/rec | marginal flatness CPU/rec | marginal flatness peak/rec"
+        " | main MiB per 1M records |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    base = base_peaks(record)
+    base = finished_stages(record.get("base", {}))
     for name, rows in per_record(record).items():
         if len(rows) < 2:
             continue
-        ratio = [flatness([r[i] for r in rows]) for i in (1, 2, 3)]
-        mains = [
-            (int(n), s["peak_mib"]) for n, size in record["sizes"].items() for s in size["stages"] if s["stage"] == name
-        ]
-        sizes = ", ".join(f"{r[0] / 1e6:g}M" for r in rows)
-        flat = " | ".join(f"{r:.2f}" for r in ratio)
-        marginal = f"{base[name]:,.0f} | {flatness([r[4] for r in rows]):.2f}" if name in base else "- | -"
-        lines.append(f"| {name} | {sizes} | {flat} | {marginal} | {slope_mib_per_million(mains):,.0f} |")
+        mains = [(r.records, finished_stages(record["sizes"][str(r.records)])[name]["peak_mib"]) for r in rows]
+        sizes = ", ".join(f"{r.records / 1e6:g}M" for r in rows)
+        raw = " | ".join(f"{flatness([getattr(r, f) for r in rows]):.2f}" for f in RAW)
+        if name in base:
+            at_base = f"{base[name]['wall_s']:.1f} s, {stage_peak_mib(base[name]):,.0f} MiB"
+            extra = " | ".join(f"{flatness([getattr(r, f) for r in rows]):.2f}" for f in MARGINAL)
+        else:
+            at_base, extra = "-", "- | - | -"
+        lines.append(f"| {name} | {sizes} | {raw} | {at_base} | {extra} | {slope_mib_per_million(mains):,.0f} |")
     return "\n".join(lines)
 
 
@@ -212,24 +233,30 @@ def plot(paths: list[Path], png: Path) -> None:
     import matplotlib.pyplot as plt
 
     records = [load(path) for path in paths]
-    panels = 4 if any("base" in record for record in records) else 3
-    fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 4.8), layout="constrained")
+    based = any("base" in record for record in records)
+    fields = RAW + MARGINAL if based else RAW
+    rows_of_panels = 2 if based else 1
+    fig, grid = plt.subplots(rows_of_panels, 3, figsize=(15, 4.5 * rows_of_panels), layout="constrained", squeeze=False)
+    axes = list(grid.flat)
     styles = ["--", "-", ":", "-."]
     colours = {name: f"C{i}" for i, name in enumerate(PIPELINE)}
     sizes: set[int] = set()
     for record, style in zip(records, styles, strict=False):
         print(summary(record) + "\n")
         for name, rows in per_record(record).items():
-            xs = [r[0] for r in rows]
+            xs = [r.records for r in rows]
             sizes.update(xs)  # a size with no finished stage gets no tick
             label = f"{name} ({record['label']})"
-            for ax, i in zip(axes, (1, 2, 3, 4), strict=False):  # NaN (no base): no line in the fourth
-                ax.plot(xs, [r[i] for r in rows], style, marker="o", color=colours.get(name, "k"), label=label)
+            for ax, field in zip(axes, fields, strict=False):  # NaN (no base): no marginal line
+                ys = [getattr(r, field) for r in rows]
+                ax.plot(xs, ys, style, marker="o", color=colours.get(name, "k"), label=label)
     titles = (
         "wall time per record (us)",
         "CPU time per record (us, stage + workers)",
         "peak memory per record (bytes, main or worker)",
-        "peak memory per record above the base (bytes)",
+        "marginal wall time per record (us)",
+        "marginal CPU time per record (us)",
+        "marginal peak memory per record (bytes)",
     )
     for ax, title in zip(axes, titles, strict=False):
         ax.set_xscale("log")
@@ -254,7 +281,7 @@ def main() -> None:
     running.add_argument("--records", default="500000,1000000,2000000,5000000", help="Comma-separated sizes, in order.")
     running.add_argument("--label", default="after", help="Names the results file and the output folder.")
     running.add_argument("--workers", type=int, default=2)
-    running.add_argument("--base-records", type=int, default=10_000, help="Size of the base run, done first (0: none).")
+    running.add_argument("--base-records", type=int, default=100_000, help="Size of the base run, first (0: none).")
     running.add_argument("--dir", type=Path, default=Path("benchmarks/out/growth"))
     running.add_argument("--json", type=Path, default=None, help="Results file (default DIR/LABEL.json).")
     running.add_argument("--stages", default=",".join(PIPELINE), help="Comma-separated subset of the pipeline.")

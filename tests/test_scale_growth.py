@@ -26,12 +26,15 @@ def growth() -> ModuleType:
         sys.path.remove(str(BENCHMARKS))
 
 
+FIXED_S = 2.0  # the model's fixed time per stage (cluster start, imports)
+
+
 def stage(name: str, records: int, main_mib: float, worker_mib: float = 0.0) -> dict[str, Any]:
-    """A stage's results as scale_dask.stage records them (1 us wall and 2 us CPU per record)."""
+    """A stage's results as scale_dask.stage records them: FIXED_S plus 1 us wall, twice that in CPU, per record."""
     return {
         "stage": name,
-        "wall_s": records * 1e-6,
-        "cpu_s": records * 2e-6,
+        "wall_s": FIXED_S + records * 1e-6,
+        "cpu_s": 2 * (FIXED_S + records * 1e-6),
         "peak_mib": main_mib,
         "peak_worker_mib": worker_mib,
         "load_before": [1.0, 1.0, 1.0],
@@ -41,18 +44,19 @@ def stage(name: str, records: int, main_mib: float, worker_mib: float = 0.0) -> 
 
 def results(base_mib: float, bytes_per_record: float, sizes: list[int], base_records: int | None) -> dict[str, Any]:
     """A results file whose one stage costs BASE_MIB plus BYTES_PER_RECORD (main process;
-    the worker stays below it), with a base run of BASE_RECORDS measured at BASE_MIB."""
+    the worker stays below it), with a base run of BASE_RECORDS measured on the same model."""
+
+    def peak(n: int) -> float:
+        return base_mib + n * bytes_per_record / MIB
+
     record: dict[str, Any] = {
         "label": "model",
         "commit": "0" * 40,
         "workers": 2,
-        "sizes": {
-            str(n): {"stages": [stage("verify", n, base_mib + n * bytes_per_record / MIB, worker_mib=base_mib)]}
-            for n in sizes
-        },
+        "sizes": {str(n): {"stages": [stage("verify", n, peak(n), worker_mib=base_mib)]} for n in sizes},
     }
     if base_records is not None:
-        record["base"] = {"records": base_records, "stages": [stage("verify", base_records, base_mib)]}
+        record["base"] = {"records": base_records, "stages": [stage("verify", base_records, peak(base_records))]}
     return record
 
 
@@ -61,30 +65,40 @@ def test_flatness_is_the_largest_over_the_smallest(growth: ModuleType) -> None:
     assert growth.flatness([7.0, 7.0]) == 1.0
 
 
-def test_marginal_bytes_per_record_subtracts_the_base(growth: ModuleType) -> None:
-    assert growth.marginal_bytes_per_record(101.0, 100.0, 1024) == 1024.0
-    assert growth.marginal_bytes_per_record(100.0, 100.0, 10) == 0.0
+def test_marginal_is_the_cost_of_the_records_beyond_the_base(growth: ModuleType) -> None:
+    assert growth.marginal(101.0, 100.0, 1_100, 100) == pytest.approx(1 / 1000)
+    assert growth.marginal(100.0, 100.0, 10, 5) == 0.0
 
 
-def test_a_fixed_base_makes_the_raw_figure_fall_and_the_marginal_one_flat(growth: ModuleType) -> None:
+def test_fixed_costs_make_the_raw_figures_fall_and_the_marginal_ones_flat(growth: ModuleType) -> None:
     sizes = [500_000, 1_000_000, 2_000_000, 5_000_000]
-    rows = growth.per_record(results(300.0, 400.0, sizes, 10_000))["verify"]
-    assert [r[0] for r in rows] == sizes
-    for n, wall, cpu, peak, marginal in rows:
-        assert wall == pytest.approx(1.0) and cpu == pytest.approx(2.0)
-        assert peak == pytest.approx(300.0 * MIB / n + 400.0)
-        assert marginal == pytest.approx(400.0)
-    raw = growth.flatness([r[3] for r in rows])
+    rows = growth.per_record(results(300.0, 400.0, sizes, 100_000))["verify"]
+    assert [r.records for r in rows] == sizes
+    for r in rows:
+        assert r.wall_us == pytest.approx(FIXED_S * 1e6 / r.records + 1.0)
+        assert r.cpu_us == pytest.approx(2 * r.wall_us)
+        assert r.peak_bytes == pytest.approx(300.0 * MIB / r.records + 400.0)
+        assert (r.marginal_wall_us, r.marginal_cpu_us, r.marginal_peak_bytes) == pytest.approx((1.0, 2.0, 400.0))
+    raw = growth.flatness([r.peak_bytes for r in rows])
     assert raw == pytest.approx((300.0 * MIB / 500_000 + 400.0) / (300.0 * MIB / 5_000_000 + 400.0))
-    assert growth.flatness([r[4] for r in rows]) == pytest.approx(1.0)
+    assert growth.flatness([r.wall_us for r in rows]) == pytest.approx((4.0 + 1.0) / (0.4 + 1.0))
+    for field in growth.MARGINAL:
+        assert growth.flatness([getattr(r, field) for r in rows]) == pytest.approx(1.0)
+
+
+def test_a_cost_growing_faster_than_linearly_shows_in_the_marginal_figure(growth: ModuleType) -> None:
+    record = results(300.0, 400.0, [500_000, 5_000_000], 100_000)
+    record["sizes"]["5000000"]["stages"][0]["cpu_s"] *= 1.5
+    rows = growth.per_record(record)["verify"]
+    assert rows[1].marginal_cpu_us / rows[0].marginal_cpu_us > 1.5
 
 
 def test_the_peak_is_the_larger_of_main_and_worker(growth: ModuleType) -> None:
     record = results(100.0, 0.0, [1_000_000], None)
     record["sizes"]["1000000"]["stages"][0]["peak_worker_mib"] = 250.0
     (row,) = growth.per_record(record)["verify"]
-    assert row[3] == pytest.approx(250.0 * MIB / 1_000_000)
-    assert math.isnan(row[4])  # no base run
+    assert row.peak_bytes == pytest.approx(250.0 * MIB / 1_000_000)
+    assert all(math.isnan(getattr(row, field)) for field in growth.MARGINAL)  # no base run
 
 
 def test_the_slope_of_a_linear_peak_is_its_cost_per_million(growth: ModuleType) -> None:
@@ -94,13 +108,15 @@ def test_the_slope_of_a_linear_peak_is_its_cost_per_million(growth: ModuleType) 
 
 def test_the_summary_labels_the_base_and_the_marginal_flatness(growth: ModuleType) -> None:
     sizes = [500_000, 1_000_000]
-    with_base = growth.summary(results(300.0, 400.0, sizes, 10_000))
-    assert "base peak MiB (10,000 records)" in with_base
-    assert "flatness marginal peak/rec, (peak - base) / records" in with_base
+    with_base = growth.summary(results(300.0, 400.0, sizes, 100_000))
+    assert "base (100,000 records): wall s, peak MiB" in with_base
+    assert "marginal flatness peak/rec" in with_base
     row = next(line for line in with_base.splitlines() if line.startswith("| verify | 0.5M, 1M |"))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     raw = (300.0 * MIB / 500_000 + 400.0) / (300.0 * MIB / 1_000_000 + 400.0)
-    assert cells[4] == f"{raw:.2f}" and cells[5] == "300" and cells[6] == "1.00"
-    assert float(cells[7]) == pytest.approx(400.0 * 1e6 / MIB, abs=0.5)
+    assert cells[4] == f"{raw:.2f}"
+    assert cells[5] == f"{FIXED_S + 0.1:.1f} s, {300.0 + 100_000 * 400.0 / MIB:,.0f} MiB"
+    assert cells[6:9] == ["1.00", "1.00", "1.00"]
+    assert float(cells[9]) == pytest.approx(400.0 * 1e6 / MIB, abs=0.5)
     without = growth.summary(results(300.0, 400.0, sizes, None))
-    assert "no base run" in without and "| - | - |" in without
+    assert "no base run" in without and "| - | - | - | - |" in without

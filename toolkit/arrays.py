@@ -57,9 +57,9 @@ def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The integers ``starts[i] .. starts[i] + lengths[i] - 1`` of every range
     ``i``, concatenated in order (int64)."""
     lengths = np.asarray(lengths, dtype=np.int64)
-    offsets = np.cumsum(lengths) - lengths
-    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
-        offsets - np.asarray(starts, dtype=np.int64), lengths
+    offsets = offsets_of(lengths)
+    return np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(
+        offsets[:-1] - np.asarray(starts, dtype=np.int64), lengths
     )
 
 

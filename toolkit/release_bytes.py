@@ -331,7 +331,7 @@ class _Pieces:
         table = b"".join(self.parts)
         lengths = np.concatenate(self.lengths)
         size = lengths[ids]
-        source = (np.cumsum(lengths) - lengths)[ids]
+        source = offsets_of(lengths)[ids]
         end = np.cumsum(size)
         to = end - size
         out = np.empty(int(end[-1]), dtype=np.uint8)

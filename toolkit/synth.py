@@ -272,7 +272,7 @@ def _lay_out(
         kept_list.append(kept)
         length += int(kept.sum())
     picks, kept = np.concatenate(picks_list), np.concatenate(kept_list)
-    starts = np.cumsum(kept) - kept
+    starts = offsets_of(kept)[:-1]
     inside = starts < total
     picks, kept, starts = picks[inside], kept[inside], starts[inside]
     record = np.searchsorted(bounds, starts, side="right") - 1
