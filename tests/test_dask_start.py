@@ -59,7 +59,8 @@ def test_an_unreachable_scheduler_is_one_sentence_exit_2(tmp_path: Path, run_cli
     input; the failure still ends the run with the one sentence it always gave."""
     pytest.importorskip("dask.distributed")
     data, release = tmp_path / "d.dat", tmp_path / "r.json"
-    assert run_cli("synth", "--records", "300", "--items", "40", "--avg-size", "5", "--max-size", "20", "--seed", "1", "-o", data).code == 0
+    synth = ["synth", "--records", "300", "--items", "40", "--avg-size", "5", "--max-size", "20", "--seed", "1"]
+    assert run_cli(*synth, "-o", data).code == 0
     assert run_cli("anonymize", data, "--method", "disassociation", "--k", "3", "-o", release, "-q").code == 0
     address = f"tcp://127.0.0.1:{_closed_port()}"
     result = run_cli("verify", release, "-q", "--executor", "dask", "--scheduler", address)
