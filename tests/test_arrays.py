@@ -1,15 +1,19 @@
-"""privtool.arrays.offsets_of, the one place CSR offsets are made from group
-lengths, against running totals in plain Python."""
+"""privtool.arrays: offsets_of, the one place CSR offsets are made from group
+lengths, against running totals in plain Python; search_sorted and in_sorted
+against a linear scan."""
 
 from __future__ import annotations
 
 from itertools import accumulate
+from typing import Literal
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privtool.arrays import offsets_of
+import privtool.arrays
+from privtool.arrays import in_sorted, offsets_of, search_sorted
 
 LENGTHS = st.lists(st.integers(0, 2**31 - 1), max_size=40)
 
@@ -22,3 +26,25 @@ def test_offsets_are_the_running_totals_from_zero(lengths: list[int], form: str)
     got = offsets_of(iter(given_as) if form == "list" else given_as)
     assert got.dtype == np.int64 and not got.flags.writeable
     assert got.tolist() == expected
+
+
+VALUES = st.lists(st.integers(-50, 50), max_size=60)
+
+
+@pytest.mark.parametrize("sorts_above", [0, 1 << 30])
+@given(table=VALUES, keys=VALUES, side=st.sampled_from(["left", "right"]))
+def test_search_sorted_finds_what_a_scan_finds(
+    sorts_above: int, table: list[int], keys: list[int], side: Literal["left", "right"]
+) -> None:
+    """Whether or not the keys are sorted first (threshold 0 or never), each key's
+    position is the number of table entries below it (``left``) or not above it
+    (``right``), and ``in_sorted`` says whether it is one of them."""
+    ordered = np.array(sorted(table), dtype=np.int64)
+    wanted = np.array(keys, dtype=np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(privtool.arrays, "SEARCH_SORTS_KEYS_ABOVE", sorts_above)
+        got = search_sorted(ordered, wanted, side)
+        found = in_sorted(ordered, wanted)
+    below = [sum(t < key if side == "left" else t <= key for t in table) for key in keys]
+    assert got.tolist() == below
+    assert found.tolist() == [key in table for key in keys]
