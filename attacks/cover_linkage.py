@@ -44,7 +44,6 @@ from privtool.claims import claimed, claimed_level
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
-from privtool.hookspecs import hookimpl
 from privtool.memo import shared
 from privtool.params import Param
 from privtool.release import Release
@@ -413,8 +412,3 @@ class CoverLinkage(Attack):
             items = sum(len(f.evidence.get("implications", {})) for f in partial)
             parts.append(f"{items:,} item(s) in {len(partial):,} chunk(s) imply other items of their chunk")
         return "; ".join(parts)
-
-
-@hookimpl
-def privtool_attacks() -> list[Attack]:
-    return [CoverLinkage()]

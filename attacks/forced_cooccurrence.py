@@ -38,7 +38,6 @@ import numpy as np
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
-from privtool.hookspecs import hookimpl
 from privtool.release import Release
 from privtool.results import Finding
 
@@ -289,8 +288,3 @@ class ForcedCooccurrence(Attack):
                 )
             )
         return findings
-
-
-@hookimpl
-def privtool_attacks() -> list[Attack]:
-    return [ForcedCooccurrence()]

@@ -46,7 +46,6 @@ from privtool.claims import claimed
 from privtool.components import Attack, Evidence
 from privtool.context import Context, SeedSplitter
 from privtool.dataset import Dataset
-from privtool.hookspecs import hookimpl
 from privtool.params import Param
 from privtool.release import Release
 from privtool.results import Finding
@@ -247,8 +246,3 @@ def _choose_targets(original: Dataset, targets: int | None, ctx: Context) -> np.
     if targets is None or targets >= n:
         return np.arange(n)
     return np.sort(ctx.rng("linkage-targets").choice(n, size=targets, replace=False))
-
-
-@hookimpl
-def privtool_attacks() -> list[Attack]:
-    return [BackgroundLinkage()]

@@ -64,7 +64,6 @@ from privtool.claims import claimed
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
-from privtool.hookspecs import hookimpl
 from privtool.params import Param
 from privtool.plugins.disassociation.verpart import ClusterTerms, greedy_chunks, random_order
 from privtool.release import Cluster, Release
@@ -474,8 +473,3 @@ class Minimality(Attack):
                     )
                 )
         return findings
-
-
-@hookimpl
-def privtool_attacks() -> list[Attack]:
-    return [Minimality()]

@@ -32,7 +32,6 @@ from privtool.claims import claimed
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.dataset import label_sort_key
-from privtool.hookspecs import hookimpl
 from privtool.release import Release
 from privtool.results import Finding
 
@@ -265,8 +264,3 @@ class PreimageAttack(Attack):
         chunks += sum(len(j.shared_chunks) for j in release.joint_clusters)
         findings = [f for r in results if (f := chunk_finding(r, rules, sanitized)) is not None]
         return [summary_finding(results, rules, chunks, sanitized, decoy_chunks(evidence)), *findings]
-
-
-@hookimpl
-def privtool_attacks() -> list[Attack]:
-    return [PreimageAttack()]

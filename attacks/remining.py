@@ -29,7 +29,6 @@ from typing import Any
 from privtool.components import Attack, Evidence
 from privtool.context import Context
 from privtool.errors import MissingEvidence, ParameterError
-from privtool.hookspecs import hookimpl
 from privtool.mining import Thresholds, association_rules, rule_counts
 from privtool.params import Param
 from privtool.plugins.rulehiding.side_effects import release_dataset, release_rules
@@ -150,8 +149,3 @@ class RuleRemining(Attack):
             f"{len(found)} of {len(margins)} sensitive rule(s) reappear when the thresholds drop; "
             f"the closest at a {min(found) * 100:.3g} % drop"
         )
-
-
-@hookimpl
-def privtool_attacks() -> list[Attack]:
-    return [RuleRemining()]

@@ -31,7 +31,6 @@ from privtool.components import Evidence, Metric
 from privtool.context import Context
 from privtool.dataset import Dataset, label_sort_key
 from privtool.errors import MissingEvidence
-from privtool.hookspecs import hookimpl
 from privtool.itemset_mining import Itemset, itemset_supports, pair_supports, top_itemsets
 from privtool.mining import min_support_count
 from privtool.params import Param
@@ -243,8 +242,3 @@ class AverageRelativeError(Metric):
         args = (itemsets, truth, sanity)
         values = over_reconstructions(release, average_relative_error, args, params["samples"], ctx, "are")
         return _summary("are", values, are_queries=len(itemsets), are_sanity_records=sanity)
-
-
-@hookimpl
-def privtool_metrics() -> list[Metric]:
-    return [TopKDeviation(), RelativeError(), AverageRelativeError()]

@@ -1,6 +1,6 @@
-"""privtool.arrays: offsets_of, the one place CSR offsets are made from group
-lengths, against running totals in plain Python; search_sorted and in_sorted
-against a linear scan."""
+"""privtool.arrays against plain Python: offsets_of (the one place CSR offsets are
+made from group lengths) against running totals; sort_int and in_sorted against sorted() and set
+membership; search_sorted against a linear scan."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import privtool.arrays
-from privtool.arrays import in_sorted, offsets_of, search_sorted
+from privtool.arrays import in_sorted, offsets_of, search_sorted, sort_int, unique_int
 
 LENGTHS = st.lists(st.integers(0, 2**31 - 1), max_size=40)
 
@@ -26,6 +26,32 @@ def test_offsets_are_the_running_totals_from_zero(lengths: list[int], form: str)
     got = offsets_of(iter(given_as) if form == "list" else given_as)
     assert got.dtype == np.int64 and not got.flags.writeable
     assert got.tolist() == expected
+
+
+ints = st.lists(st.integers(-(2**40), 2**40) | st.integers(0, 50) | st.integers(2**32 - 3, 2**32 + 3), max_size=60)
+
+
+@given(ints, st.sampled_from([np.int64, np.uint64, np.int32]))
+def test_sort_int_sorts_in_the_input_dtype(values: list[int], dtype: type) -> None:
+    if dtype is np.uint64:
+        values = [abs(v) for v in values]
+    if dtype is np.int32:
+        values = [v % 2**31 for v in values]
+    array = np.asarray(values, dtype=dtype)
+    out = sort_int(array)
+    assert out.dtype == array.dtype
+    assert out.tolist() == sorted(array.tolist())
+    assert unique_int(array).tolist() == sorted(set(array.tolist()))
+
+
+@given(ints, ints, st.booleans())
+def test_in_sorted_is_membership(table: list[int], keys: list[int], sort_keys: bool) -> None:
+    ordered = np.sort(np.asarray(table, dtype=np.int64))
+    probe = np.asarray(sorted(keys) if sort_keys else keys, dtype=np.int64)
+    expected = [key in set(table) for key in probe.tolist()]
+    assert in_sorted(ordered, probe).tolist() == expected
+    if sort_keys:
+        assert in_sorted(ordered, probe, keys_sorted=True).tolist() == expected
 
 
 VALUES = st.lists(st.integers(-50, 50), max_size=60)

@@ -22,8 +22,7 @@ from privtool.dataset import Dataset
 from privtool.registry import Registry
 from privtool.release import Cluster, JointCluster, Release, release_from_json
 from privtool.release_arrays import ReleaseArrays
-from privtool.verifiers.joint_tree import laminar_parents
-from privtool.verifiers.reconstruction_bounds import OverlappingJointClusters, joint_parents
+from privtool.verifiers.joint_tree import OverlappingJointClusters, joint_parents, laminar_parents
 from privtool.verifiers.structure import check_structure
 
 CLAIM = {"model": "km-anonymity", "k": 2, "m": 2, "adversary": "consistent-reconstruction"}

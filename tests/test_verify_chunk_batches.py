@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from privtool.release import Cluster, JointCluster, Release
 from privtool.verifiers.chunk_batches import ChunkBatches, chunk_location
-from privtool.verifiers.reconstruction_bounds import ClusterViews, joint_parents, longest_record
+from privtool.verifiers.joint_tree import joint_parents
+from privtool.verifiers.reconstruction_bounds import ClusterViews, longest_record
 
 LABELS = ("a", "b", "c", "2", "10", "9")
 rows = st.lists(st.sets(st.sampled_from(LABELS), max_size=4).map(sorted), max_size=5)

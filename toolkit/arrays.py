@@ -30,9 +30,19 @@ def run_starts(sorted_values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
 
 
+def sort_int(values: np.ndarray) -> np.ndarray:
+    """The values of an integer array, ascending, in its dtype: sorted as
+    uint32 when they are non-negative and fit it (numpy sorts 32-bit ints
+    about twice as fast as 64-bit ones)."""
+    values = np.asarray(values)
+    if values.dtype.itemsize > 4 and len(values) and int(values.min()) >= 0 and int(values.max()) < 1 << 32:
+        return np.sort(values.astype(np.uint32)).astype(values.dtype)
+    return np.sort(values)
+
+
 def unique_int(values: np.ndarray) -> np.ndarray:
     """The distinct values of an integer array, ascending."""
-    ordered = np.sort(values)  # equal values are equal: no need for a stable sort
+    ordered = sort_int(values)  # equal values are equal: no need for a stable sort
     return ordered[run_starts(ordered)]
 
 
@@ -59,10 +69,17 @@ def search_sorted(table: np.ndarray, keys: np.ndarray, side: Literal["left", "ri
     return out
 
 
-def in_sorted(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each of ``keys`` occurs in the ascending array ``table``."""
+def in_sorted(table: np.ndarray, keys: np.ndarray, keys_sorted: bool = False) -> np.ndarray:
+    """Whether each of ``keys`` occurs in the ascending array ``table``.
+
+    With ``keys_sorted`` (``keys`` ascending too) and a shorter table, the
+    table's values are looked up in ``keys`` instead (binary searches on the
+    shorter side) and the runs of ``keys`` they hit marked."""
     if not len(table):
         return np.zeros(len(keys), dtype=bool)
+    if keys_sorted and len(table) < len(keys):
+        lo, hi = np.searchsorted(keys, table, "left"), np.searchsorted(keys, table, "right")
+        return np.cumsum(np.bincount(lo, minlength=len(keys) + 1) - np.bincount(hi, minlength=len(keys) + 1))[:-1] > 0
     pos = np.minimum(search_sorted(table, keys), len(table) - 1)
     return table[pos] == keys
 

@@ -11,6 +11,7 @@ below fix the method each kind must implement; plugins subclass them.
 
 from __future__ import annotations
 
+import importlib
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -363,3 +364,30 @@ KINDS: dict[str, type[Component]] = {
         Format,
     )
 }
+
+
+@dataclass(frozen=True)
+class LazyComponent:
+    """A component registered by its name alone and built on first use.
+
+    A hook may return one in place of a component instance, so that a plugin's
+    registration module imports nothing heavy: the registry knows the
+    component's ``name`` (for listings, choices and name clashes) and imports
+    ``factory`` only when the component is asked for (run, or its parameters,
+    summary or declarations read). ``factory`` is ``"module:attribute"``, as in
+    an entry point: a component class, or a callable returning the component,
+    called with ``args``. The component built must be of the hook's kind and
+    carry ``name``; what it is otherwise, and an import that fails, are faults of
+    the plugin that registered it (:class:`~privtool.errors.PluginFault`)."""
+
+    name: str
+    factory: str
+    args: tuple[Any, ...] = ()
+
+    def build(self) -> Any:
+        """Import the factory and call it with ``args``."""
+        module, _, attribute = self.factory.partition(":")
+        target: Any = importlib.import_module(module)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+        return target(*self.args)

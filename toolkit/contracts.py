@@ -1,6 +1,7 @@
 """What a component must declare and return (DESIGN.md, "Hook specs and the registry").
 
-:func:`check_component` runs when a plugin registers a component: the right
+:func:`check_component` runs when a plugin registers a component (when it is
+built, for one registered lazily; :func:`check_lazy` checks the spec): the right
 base class, a usable name, well-formed parameters (snake_case names that the
 CLI does not own, supported types, defaults that pass their own validation, as
 a given value must) and, for a chained method, well-formed stages.
@@ -26,7 +27,7 @@ import numpy as np
 from .arrays import unique_int
 from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Partitioning
 from .claims import ADVERSARIES, WP29_CRITERIA, Claim
-from .components import KINDS, Outcome, Stage
+from .components import KINDS, LazyComponent, Outcome, Stage
 from .dataset import Dataset
 from .errors import ParameterError
 from .isolation import describe
@@ -58,8 +59,9 @@ def check_component(kind: str, component: Any) -> str | None:
     if not isinstance(component, base):
         return f"{component!r} as a {kind.replace('_', ' ')}, but it is not a {base.__name__}"
     name = component.name
-    if not isinstance(name, str) or not COMPONENT_NAME.match(name):
-        return f"a {kind.replace('_', ' ')} named {name!r} (a name is letters, digits, '.', '_' and '-')"
+    problem = _name_problem(kind, name)
+    if problem is not None:
+        return problem
     label = describe(kind, name)
     for attribute in (
         "applies_to",
@@ -85,6 +87,25 @@ def check_component(kind: str, component: Any) -> str | None:
     if problem is None and kind == "anonymizer":
         problem = check_stages(getattr(component, "stages", ()), component.params)
     return None if problem is None else f"{label}, {problem}"
+
+
+def _name_problem(kind: str, name: Any) -> str | None:
+    if not isinstance(name, str) or not COMPONENT_NAME.match(name):
+        return f"a {kind.replace('_', ' ')} named {name!r} (a name is letters, digits, '.', '_' and '-')"
+    return None
+
+
+def check_lazy(kind: str, spec: LazyComponent) -> str | None:
+    """``None``, or what is wrong with the lazily registered ``spec`` of a
+    ``kind`` before it is built (the component it builds is checked by
+    :func:`check_component` when it is)."""
+    problem = _name_problem(kind, spec.name)
+    if problem is not None:
+        return problem
+    module, colon, attribute = spec.factory.partition(":") if isinstance(spec.factory, str) else ("", "", "")
+    if not (colon and module and attribute) or not isinstance(spec.args, tuple):
+        return f"{describe(kind, spec.name)} lazily, whose factory {spec.factory!r} is not 'module:attribute'"
+    return None
 
 
 def check_params(params: Any) -> str | None:

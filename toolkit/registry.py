@@ -3,7 +3,8 @@ the registry").
 
 Plugins load in this order, each under its short name:
 
-1. the built-ins (:data:`BUILTIN_PLUGINS`), exactly as third-party plugins are;
+1. the built-ins (:data:`BUILTIN_PLUGINS`), exactly as third-party plugins are
+   (each named as an entry point names its plugin);
 2. the entry points of group ``privtool``, unless autoloading is switched off
    with ``PRIVTOOL_DISABLE_PLUGIN_AUTOLOAD=1``;
 3. the plugins named by ``-p NAME`` (an entry point's name, or a module to
@@ -21,7 +22,10 @@ Everything plugin code can do wrong while loading is a
 not import, a hook that raises or returns anything but a list of components, a
 component that breaks its declaration contract (:mod:`privtool.contracts`), or
 two plugins registering one name. :class:`Registry` collects the components by
-kind and name and hands them out as :class:`~privtool.isolation.Guarded` views.
+kind and name and hands them out as :class:`~privtool.isolation.Guarded` views;
+a component registered as a :class:`~privtool.components.LazyComponent` is
+built when it is first handed out, and a fault then (its module does not
+import, it is not what was registered) is a :class:`PluginFault` too.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from .components import (
     ClaimModel,
     Component,
     Format,
+    LazyComponent,
     Metric,
     Partitioner,
     Refiner,
@@ -53,7 +58,7 @@ from .components import (
     Verifier,
     VerticalChunker,
 )
-from .contracts import check_component
+from .contracts import check_component, check_lazy
 from .errors import PluginError, PluginFault, UnknownComponent
 from .isolation import Guarded, call_plugin, describe
 
@@ -63,18 +68,19 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "generalization": "privtool.plugins.generalization",
     "aa": "privtool.plugins.aa",
     "disassociation": "privtool.plugins.disassociation",
-    "linkage": "privtool.attacks.linkage",
-    "utility-metrics": "privtool.plugins.utility_metrics",
+    "linkage": "privtool.attacks.registration:linkage",
+    "utility-metrics": "privtool.plugins.registration:utility_metrics",
     "verify": "privtool.verifiers.plugin",
     "safe-disassociation": "privtool.plugins.safe_disassociation",
-    "cover-linkage": "privtool.attacks.cover_linkage",
+    "cover-linkage": "privtool.attacks.registration:cover_linkage",
     "rulehiding": "privtool.plugins.rulehiding",
-    "rule-remining": "privtool.attacks.remining",
-    "preimage": "privtool.attacks.preimage_attack",
-    "forced-cooccurrence": "privtool.attacks.forced_cooccurrence",
-    "minimality": "privtool.attacks.minimality",
+    "rule-remining": "privtool.attacks.registration:rule_remining",
+    "preimage": "privtool.attacks.registration:preimage",
+    "forced-cooccurrence": "privtool.attacks.registration:forced_cooccurrence",
+    "minimality": "privtool.attacks.registration:minimality",
 }
-"""Short plugin name -> module of a built-in plugin."""
+"""Short plugin name -> the built-in plugin, as an entry point names it: its
+registration module, or ``module:attribute`` for a plugin object in one."""
 
 ESSENTIAL_PLUGINS = frozenset({"formats"})
 """Plugins that ``-p no:NAME`` cannot disable: without them nothing can be read."""
@@ -174,9 +180,10 @@ def load_plugins(
         if name not in known:
             raise PluginError(f"-p no:{name} names no installed plugin (known: {', '.join(sorted(known))}).")
         pm.set_blocked(name)
-    for name, module in BUILTIN_PLUGINS.items():
+    for name, reference in BUILTIN_PLUGINS.items():
         if not pm.is_blocked(name):
-            obj = call_plugin(name, f"module {module}", importlib.import_module, module, where="on import")
+            builtin = EntryPoint(name, reference, ENTRY_POINT_GROUP)
+            obj = call_plugin(name, f"module {reference}", builtin.load, where="on import")
             _register(plugins, name, obj, __version__, BUILT_IN)
     for name, ep in eps.items():
         if (autoload or name in load) and not pm.is_blocked(name) and name not in plugins.info:
@@ -217,13 +224,25 @@ def check_pending(pm: pluggy.PluginManager) -> None:
         raise PluginFault(plugin, f"hook {unknown}", f"is not a privtool hook{hint}") from None
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """A component registered lazily by ``plugin`` through ``hook``, not built yet."""
+
+    spec: LazyComponent
+    plugin: str
+    hook: str
+
+
 class Registry:
-    """Every component of every registered plugin, by kind and name."""
+    """Every component of every registered plugin, by kind and name. A
+    component registered as a :class:`~privtool.components.LazyComponent` is
+    built (its factory imported) the first time :meth:`get` or :meth:`all`
+    hands it out; names, owners and listings need only its name."""
 
     def __init__(self, plugins: Plugins) -> None:
         self.pm = plugins.pm
         self._info = plugins.info
-        self._components: dict[str, dict[str, Guarded]] = {kind: {} for kind in KINDS}
+        self._components: dict[str, dict[str, Guarded | _Pending]] = {kind: {} for kind in KINDS}
         for kind, hook_name in hookspecs.HOOKS.items():
             for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
                 plugin_name = self.pm.get_name(impl.plugin) or repr(impl.plugin)
@@ -239,7 +258,8 @@ class Registry:
                     self._add(kind, component, plugin_name, hook)
 
     def _add(self, kind: str, component: Any, plugin_name: str, hook: str) -> None:
-        problem = check_component(kind, component)
+        lazy = isinstance(component, LazyComponent)
+        problem = check_lazy(kind, component) if lazy else check_component(kind, component)
         if problem is not None:
             raise PluginFault(plugin_name, hook, f"registered {problem}")
         name = component.name
@@ -250,7 +270,21 @@ class Registry:
                 describe(kind, name),
                 f"is also registered by plugin {earlier.plugin!r} (names are unique per kind)",
             )
-        self._components[kind][name] = Guarded(component, plugin_name)
+        self._components[kind][name] = (
+            _Pending(component, plugin_name, hook) if lazy else Guarded(component, plugin_name)
+        )
+
+    def _build(self, kind: str, pending: _Pending) -> Guarded:
+        """The component ``pending`` names, built and checked as a registered one is."""
+        name, plugin_name = pending.spec.name, pending.plugin
+        component = call_plugin(plugin_name, describe(kind, name), pending.spec.build, where="on import")
+        problem = check_component(kind, component)
+        if problem is not None:
+            raise PluginFault(plugin_name, pending.hook, f"registered {problem}")
+        if component.name != name:
+            raise PluginFault(plugin_name, describe(kind, name), f"was built as one named {component.name!r}")
+        guarded = self._components[kind][name] = Guarded(component, plugin_name)
+        return guarded
 
     def names(self, kind: str) -> list[str]:
         """Names of the components of ``kind``, sorted."""
@@ -284,7 +318,7 @@ class Registry:
     def all(self, kind: str) -> list[Component]: ...
     def all(self, kind: str) -> list[Any]:
         """The (guarded) components of ``kind``, sorted by name."""
-        return [self._components[kind][name] for name in self.names(kind)]
+        return [self.get(kind, name) for name in self.names(kind)]
 
     @overload
     def get(self, kind: Literal["partitioner"], name: str) -> Partitioner: ...
@@ -312,10 +346,11 @@ class Registry:
         """The (guarded) component of ``kind`` called ``name``; an
         :class:`UnknownComponent` error that lists the known names otherwise."""
         try:
-            return self._components[kind][name]
+            entry = self._components[kind][name]
         except KeyError:
             known = ", ".join(self.names(kind)) or "none installed"
             raise UnknownComponent(f"unknown {kind.replace('_', ' ')} {name!r} (known: {known}).") from None
+        return self._build(kind, entry) if isinstance(entry, _Pending) else entry
 
     def owner(self, kind: str, name: str) -> str:
         return str(self._components[kind][name].plugin)

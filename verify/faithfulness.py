@@ -46,8 +46,9 @@ from privtool.trail import Trail
 
 from .chunk_batches import release_arrays
 from .faithful_units import REMOVED, ContentArrays, bad_joints, check_unit, joint_domains, units
+from .joint_tree import OverlappingJointClusters, joint_parents
 from .matching import unmatched_subsets
-from .reconstruction_bounds import ClusterViews, OverlappingJointClusters, joint_parents
+from .reconstruction_bounds import ClusterViews
 
 
 class Unfaithful(Exception):

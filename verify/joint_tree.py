@@ -2,8 +2,9 @@
 structure checks at 5M records spent most of their time building a set of
 clusters per joint cluster).
 
-:func:`laminar_parents` gives what
-:func:`~.reconstruction_bounds.joint_parents` gives, for the common case of a
+:func:`joint_parents` gives the parent of every node of that tree on any
+release (and :class:`OverlappingJointClusters` when there is no tree);
+:func:`laminar_parents` gives the same, for the common case of a
 release held as CSR arrays whose joint clusters list only clusters (the
 flattened nesting disassociation writes), with a few integer sorts: each
 cluster's joint clusters ordered smallest first (equal sets: the earlier
@@ -17,10 +18,63 @@ problem.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
+
 import numpy as np
 
 from privtool.arrays import run_starts, unique_int
+from privtool.release import Release
 from privtool.release_arrays import ReleaseArrays
+
+
+class OverlappingJointClusters(Exception):
+    """The joint clusters do not form a tree (their sets of clusters cross)."""
+
+
+def joint_parents(release: Release) -> dict[str, str]:
+    """Parent of every cluster and joint cluster in the tree of joint clusters.
+
+    A joint cluster may list joint clusters among its members (explicit nesting)
+    or, as the disassociation method writes it, every simple cluster under it
+    (flattened nesting). Either way the sets of clusters under the joint clusters
+    must be laminar (two are disjoint or one holds the other); the parent of a
+    node is then the smallest joint cluster strictly above it (equal sets: the
+    later one in the release is above)."""
+    arrays = release.backing_arrays  # the members only: never build the nested chunks for them
+    listing: list[tuple[str, Sequence[str]]]
+    if arrays is not None:
+        listing = list(zip(arrays.joint_ids, arrays.joint_members, strict=True))
+    else:
+        listing = [(j.id, j.members) for j in release.joint_clusters]
+    order = {jid: n for n, (jid, _) in enumerate(listing)}
+    listed = {jid: list(members) for jid, members in listing}
+
+    def clusters_under(joint: str, path: tuple[str, ...] = ()) -> frozenset[str]:
+        if joint in path:
+            raise OverlappingJointClusters(joint)
+        out: set[str] = set()
+        for member in listed[joint]:
+            out |= clusters_under(member, (*path, joint)) if member in listed else {member}
+        return frozenset(out)
+
+    under = {j: clusters_under(j) for j in listed}
+    chains: dict[str, list[str]] = defaultdict(list)
+    for joint, members in under.items():
+        for cluster in members:
+            chains[cluster].append(joint)
+    parent: dict[str, str] = {}
+    for cluster, joints in chains.items():
+        joints.sort(key=lambda j: (len(under[j]), order[j]))
+        for child, above in zip([cluster, *joints], joints, strict=False):
+            known = parent.setdefault(child, above)
+            if known != above:
+                raise OverlappingJointClusters(child)
+    # Laminar iff every joint's clusters lie inside its parent's (each pair checked once).
+    for child, above in parent.items():
+        if child in under and not under[child] <= under[above]:
+            raise OverlappingJointClusters(child)
+    return parent
 
 
 def laminar_parents(arrays: ReleaseArrays) -> dict[str, str] | None:

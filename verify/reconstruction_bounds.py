@@ -52,6 +52,7 @@ from privtool.results import Certificate
 from .chunk_batches import ChunkBatch, ChunkBatches, label_chunks, release_arrays
 from .chunks import ChunkBits
 from .engines import BATCH_SIZE
+from .joint_tree import OverlappingJointClusters, joint_parents
 
 Realization = tuple[tuple[str, ...], int, dict[str, int]]
 """An itemset some reconstruction of a cluster holds, with (r_P, caps per joint cluster)."""
@@ -70,55 +71,6 @@ ClusterView = tuple[str, int, tuple[Rows, ...], tuple[str, ...], tuple[tuple[str
 def _score(r: int, caps: dict[str, int]) -> int:
     """The maximum support inside one cluster: r_P bounded by every shared-chunk cap."""
     return min([r, *caps.values()])
-
-
-class OverlappingJointClusters(Exception):
-    """The joint clusters do not form a tree (their sets of clusters cross)."""
-
-
-def joint_parents(release: Release) -> dict[str, str]:
-    """Parent of every cluster and joint cluster in the tree of joint clusters.
-
-    A joint cluster may list joint clusters among its members (explicit nesting)
-    or, as the disassociation method writes it, every simple cluster under it
-    (flattened nesting). Either way the sets of clusters under the joint clusters
-    must be laminar (two are disjoint or one holds the other); the parent of a
-    node is then the smallest joint cluster strictly above it (equal sets: the
-    later one in the release is above)."""
-    arrays = release.backing_arrays  # the members only: never build the nested chunks for them
-    listing: list[tuple[str, Sequence[str]]]
-    if arrays is not None:
-        listing = list(zip(arrays.joint_ids, arrays.joint_members, strict=True))
-    else:
-        listing = [(j.id, j.members) for j in release.joint_clusters]
-    order = {jid: n for n, (jid, _) in enumerate(listing)}
-    listed = {jid: list(members) for jid, members in listing}
-
-    def clusters_under(joint: str, path: tuple[str, ...] = ()) -> frozenset[str]:
-        if joint in path:
-            raise OverlappingJointClusters(joint)
-        out: set[str] = set()
-        for member in listed[joint]:
-            out |= clusters_under(member, (*path, joint)) if member in listed else {member}
-        return frozenset(out)
-
-    under = {j: clusters_under(j) for j in listed}
-    chains: dict[str, list[str]] = defaultdict(list)
-    for joint, members in under.items():
-        for cluster in members:
-            chains[cluster].append(joint)
-    parent: dict[str, str] = {}
-    for cluster, joints in chains.items():
-        joints.sort(key=lambda j: (len(under[j]), order[j]))
-        for child, above in zip([cluster, *joints], joints, strict=False):
-            known = parent.setdefault(child, above)
-            if known != above:
-                raise OverlappingJointClusters(child)
-    # Laminar iff every joint's clusters lie inside its parent's (each pair checked once).
-    for child, above in parent.items():
-        if child in under and not under[child] <= under[above]:
-            raise OverlappingJointClusters(child)
-    return parent
 
 
 class ClusterViews(LazySequence[ClusterView]):

@@ -33,8 +33,7 @@ from privtool.release import Release
 from privtool.release_arrays import ReleaseArrays
 from privtool.trail import rule_problem
 
-from .joint_tree import laminar_parents
-from .reconstruction_bounds import OverlappingJointClusters, joint_parents
+from .joint_tree import OverlappingJointClusters, joint_parents, laminar_parents
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ public modules only (``privtool.hierarchy``, ``privtool.dataset``, numpy)."""
 
 from __future__ import annotations
 
-from privtool.components import Anonymizer
+from privtool.components import Anonymizer, LazyComponent
 from privtool.hookspecs import hookimpl
-
-from .anonymizer import Aa
 
 
 @hookimpl
-def privtool_anonymizers() -> list[Anonymizer]:
-    return [Aa()]
+def privtool_anonymizers() -> list[Anonymizer | LazyComponent]:
+    return [
+        LazyComponent("aa", f"{__name__}.anonymizer:Aa"),
+    ]

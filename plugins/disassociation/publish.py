@@ -37,6 +37,7 @@ from privtool.arrays import (
     rank_in_runs,
     run_starts,
     search_sorted,
+    sort_int,
     stable_order,
     unique_int,
 )
@@ -227,13 +228,13 @@ def term_chunks(
     sizes = [len(c.term_chunk) for c in dis.chunks]
     owner = np.repeat(np.arange(len(dis.chunks), dtype=np.int64), sizes)
     terms = np.fromiter(chain.from_iterable(c.term_chunk for c in dis.chunks), dtype=np.int64, count=sum(sizes))
-    keys = np.sort(terms * n_pos + layout.position[owner])
+    keys = sort_int(terms * n_pos + layout.position[owner])
     begin = search_sorted(keys, shared[:, 2] * n_pos + shared[:, 0])
     end = search_sorted(keys, shared[:, 2] * n_pos + shared[:, 1])
     cover = np.cumsum(np.bincount(begin, minlength=len(keys) + 1) - np.bincount(end, minlength=len(keys) + 1))
     terms, position = np.divmod(keys[cover[:-1] == 0], n_pos)
     span = max(len(rank), 1)
-    kept = np.sort(layout.order[position] * span + rank[terms])
+    kept = sort_int(layout.order[position] * span + rank[terms])
     offsets = np.searchsorted(kept // span, np.arange(len(dis.chunks) + 1))
     return kept % span, offsets.astype(np.int64)
 

@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, in_sorted, lexicographic_order, search_sorted, unique_int
+from privtool.arrays import concat_ranges, in_sorted, lexicographic_order, search_sorted, sort_int, unique_int
 from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
@@ -77,7 +77,7 @@ def _residual_supports(
         record_cluster = np.repeat(np.arange(lo, hi, dtype=np.int64), cluster_sizes[lo:hi])
         batch = record_cluster[local] * span + items
         wanted = term_keys[np.searchsorted(term_keys, lo * span) : np.searchsorted(term_keys, hi * span)]
-        batch = np.sort(batch[in_sorted(wanted, batch)])
+        batch = sort_int(batch[in_sorted(wanted, batch)])
         starts = _run_starts(batch)
         keys.append(batch[starts])
         counts.append(np.diff(np.r_[starts, len(batch)]).astype(np.int64))
@@ -103,11 +103,11 @@ class _Groups:
         term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
             itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
         )
-        self.res_keys, self.res_count = _residual_supports(dataset, clusters, np.sort(term_keys), self.span)
+        self.res_keys, self.res_count = _residual_supports(dataset, clusters, sort_int(term_keys), self.span)
         sizes = [sum(map(len, c.record_chunks)) for c in chunks]
         flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
         terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
-        self.blk_keys = np.sort(np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms)
+        self.blk_keys = sort_int(np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms)
         self.keep_only(np.arange(len(clusters), dtype=np.int64))
 
     def keep_only(self, groups: np.ndarray) -> None:
@@ -203,11 +203,36 @@ def _order(view: _Pass, active: np.ndarray) -> np.ndarray:
     rank_of = np.zeros(len(view.holders), dtype=np.int64)
     rank_of[present[np.lexsort((present, -view.holders[present]))]] = np.arange(len(present))
     width = max(len(present), 1)
-    ranks = np.sort(res.owner * width + rank_of[res.term]) % width  # ascending within each group
+    ranks = sort_int(res.owner * width + rank_of[res.term]) % width  # ascending within each group
     sizes = res.size[active]
     keys = ranks[concat_ranges(res.start[active], sizes)]
     offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     return active[lexicographic_order(np.zeros(len(active), dtype=np.int64), keys, offsets)]
+
+
+def _lifting_from(term: np.ndarray, pos: np.ndarray, count: np.ndarray, first: int, last: int, k: int) -> np.ndarray:
+    """For the entries ``first`` to ``last - 1`` of ``(term, pos, count)`` (by
+    term, then position), the smallest distance d (1 .. k - 1) such that the
+    entry lifts its term in the window from ``pos - d`` (:func:`_lifts`), or k
+    when there is none: 1 for a support of k or more, else the distance of the
+    nearest predecessors (same term, distance below k) whose supports reach k
+    with the entry's. The k - 1 predecessors are compared as shifted slices."""
+    pad = max(k - 1 - first, 0)  # entries before the first have no predecessor: a term no entry has
+    lo = first - (k - 1 - pad)
+    term_ = np.r_[np.full(pad, -1, dtype=term.dtype), term[lo:last]]
+    pos_ = np.r_[np.zeros(pad, dtype=pos.dtype), pos[lo:last]]
+    count_ = np.r_[np.zeros(pad, dtype=count.dtype), count[lo:last]]
+    end = len(term_)
+    mine_term, mine_pos, total = term_[k - 1 :], pos_[k - 1 :], count_[k - 1 :].copy()
+    lifting_from = np.where(total >= k, 1, k)
+    alive = total < k
+    for b in range(1, k):
+        gap = mine_pos - pos_[k - 1 - b : end - b]
+        alive &= (term_[k - 1 - b : end - b] == mine_term) & (gap < k)
+        total += np.where(alive, count_[k - 1 - b : end - b], 0)
+        reached = alive & (total >= k) & (lifting_from == k)
+        lifting_from[reached] = gap[reached]
+    return lifting_from
 
 
 def _lifts(
@@ -238,37 +263,20 @@ def _lifts(
     entries = entries[(view.holders[res.term[entries]] > 1) | (groups.res_count[entries] >= k)]
     entries = res.by_term(entries)
     term, pos, count = res.term[entries], position[res.owner[entries]], groups.res_count[entries]
-    found_start: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    found_term: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    found_length: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    frequent = np.flatnonzero(count >= k)
-    for d in range(1, k):
-        hit = frequent[pos[frequent] >= d]
-        found_start.append(pos[hit] - d)
-        found_term.append(term[hit])
-        found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
+    found_entry: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    found_from: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     for first in range(0, len(pos), WALK_BLOCK):
         last = min(first + WALK_BLOCK, len(pos))
-        here = np.arange(max(first, 1), last)
-        near = (term[here - 1] == term[here]) & (pos[here] - pos[here - 1] < k)  # a predecessor near
-        here = here[near & (count[here] < k)]
-        # per predecessor b = 1 .. k-1 (rows): its distance (k: none), ascending in b, and its support
-        gaps = np.empty((k - 1, len(here)), dtype=np.int64)
-        supports = np.empty((k - 1, len(here)), dtype=np.int64)
-        for b in range(1, k):
-            before = np.maximum(here - b, 0)
-            same = (here - b >= 0) & (term[before] == term[here])
-            gaps[b - 1] = np.where(same, pos[here] - pos[before], k)
-            supports[b - 1] = np.where(same, count[before], 0)
-        # the nearest predecessors reaching k with e: the smallest d lifting is the farthest one's distance
-        reach = np.cumsum(supports, axis=0) + count[here] >= k
-        lifting_from = np.where(reach.any(axis=0), gaps[reach.argmax(axis=0), np.arange(len(here))], k)
-        for d in range(1, k):
-            hit = np.flatnonzero((lifting_from <= d) & (pos[here] >= d))
-            found_start.append(pos[here[hit]] - d)
-            found_term.append(term[here[hit]])
-            found_length.append(np.full(len(hit), d + 1, dtype=np.int64))
-    start, lifted, length = np.concatenate(found_start), np.concatenate(found_term), np.concatenate(found_length)
+        lifting_from = _lifting_from(term, pos, count, first, last, k)
+        hit = np.flatnonzero(lifting_from < k)
+        found_entry.append(hit + first)
+        found_from.append(lifting_from[hit])
+    entry, lifting = np.concatenate(found_entry), np.concatenate(found_from)
+    # entry e lifts in the windows from pos - d, d = lifting .. k - 1 (and d <= pos)
+    windows = np.maximum(np.minimum(pos[entry], k - 1) - lifting + 1, 0)
+    d = concat_ranges(lifting, windows)
+    entry = np.repeat(entry, windows)
+    start, lifted, length = pos[entry] - d, term[entry], d + 1
     # blocked: t has a blocked entry at a position in [start, start + length)
     blocked = view.blk.by_position(ordered)
     candidate = np.zeros(len(view.holders), dtype=bool)
@@ -449,7 +457,7 @@ def _join(
     firsts = _run_starts(res_keys)
     res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
     blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
-    keep = ~in_sorted(blocked, res_keys)
+    keep = ~in_sorted(blocked, res_keys, keys_sorted=True)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
     lifted_keys.append(lifted + len(plans) * span)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, in_sorted, rank_in_runs, run_starts, search_sorted, unique_int
+from privtool.arrays import concat_ranges, in_sorted, rank_in_runs, run_starts, search_sorted, sort_int, unique_int
 from privtool.chain import ChunkedCluster
 from privtool.context import SeedSplitter
 
@@ -225,7 +225,7 @@ def pair_greedy_chunks(
     record_cluster = np.repeat(np.arange(n_clusters, dtype=np.int64), cluster_sizes)
     occ_record = np.repeat(np.arange(len(record_sizes), dtype=np.int64), record_sizes)
     occ_key = record_cluster[occ_record] * span + items
-    keys = np.sort(occ_key)
+    keys = sort_int(occ_key)
     starts = run_starts(keys)
     supports = np.diff(np.r_[starts, len(keys)])
     frequent = keys[starts[supports >= k]]  # (cluster, term) keys, ascending
@@ -243,7 +243,7 @@ def pair_greedy_chunks(
     first = np.repeat(np.arange(len(kept), dtype=np.int64), after)
     second = concat_ranges(first[run_starts(first)] + 1, after[after > 0]) if len(first) else first
     a, b = term_node[first], term_node[second]
-    pairs = np.sort(np.minimum(a, b) * len(frequent) + np.maximum(a, b))
+    pairs = sort_int(np.minimum(a, b) * len(frequent) + np.maximum(a, b))
     pair_starts = run_starts(pairs)
     conflicts = pairs[pair_starts[np.diff(np.r_[pair_starts, len(pairs)]) < k]]
     colour = first_fit_colours(len(frequent), *np.divmod(conflicts, max(len(frequent), 1)))

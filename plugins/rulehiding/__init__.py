@@ -7,21 +7,22 @@ leave open.
 
 from __future__ import annotations
 
-from privtool.components import Metric, Sanitizer
+from privtool.components import LazyComponent, Metric, Sanitizer
 from privtool.hookspecs import hookimpl
 
-from .exact import Exact
-from .fhsar import Fhsar
-from .mdsrrc import Mdsrrc
-from .mfi_relevance import MfiRelevance
-from .side_effects import RuleSideEffects
+
+@hookimpl
+def privtool_sanitizers() -> list[Sanitizer | LazyComponent]:
+    return [
+        LazyComponent("mfi-relevance", f"{__name__}.mfi_relevance:MfiRelevance"),
+        LazyComponent("fhsar", f"{__name__}.fhsar:Fhsar"),
+        LazyComponent("mdsrrc", f"{__name__}.mdsrrc:Mdsrrc"),
+        LazyComponent("exact", f"{__name__}.exact:Exact"),
+    ]
 
 
 @hookimpl
-def privtool_sanitizers() -> list[Sanitizer]:
-    return [MfiRelevance(), Fhsar(), Mdsrrc(), Exact()]
-
-
-@hookimpl
-def privtool_metrics() -> list[Metric]:
-    return [RuleSideEffects()]
+def privtool_metrics() -> list[Metric | LazyComponent]:
+    return [
+        LazyComponent("rule-side-effects", f"{__name__}.side_effects:RuleSideEffects"),
+    ]

@@ -9,19 +9,22 @@ The cover-problem detection it relies on lives in :mod:`privtool.attacks.cover`
 
 from __future__ import annotations
 
-from privtool.components import Metric, Sanitizer
+from privtool.components import LazyComponent, Metric, Sanitizer
 from privtool.hookspecs import hookimpl
 
-from .hardened import HardenedSafeDisassociation
-from .metrics import Pem, Rae, Rlm
-from .sanitizer import SafeDisassociation
+
+@hookimpl
+def privtool_sanitizers() -> list[Sanitizer | LazyComponent]:
+    return [
+        LazyComponent("safe-disassociation", f"{__name__}.sanitizer:SafeDisassociation"),
+        LazyComponent("safe-disassociation-hardened", f"{__name__}.hardened:HardenedSafeDisassociation"),
+    ]
 
 
 @hookimpl
-def privtool_sanitizers() -> list[Sanitizer]:
-    return [SafeDisassociation(), HardenedSafeDisassociation()]
-
-
-@hookimpl
-def privtool_metrics() -> list[Metric]:
-    return [Pem(), Rlm(), Rae()]
+def privtool_metrics() -> list[Metric | LazyComponent]:
+    return [
+        LazyComponent("pem", f"{__name__}.metrics:Pem"),
+        LazyComponent("rlm", f"{__name__}.metrics:Rlm"),
+        LazyComponent("rae", f"{__name__}.metrics:Rae"),
+    ]
