@@ -74,7 +74,8 @@ def vm_hwm_kib(pid: int) -> int:
 class TreeSampler:
     """Samples every descendant of one process until :meth:`stop`: the last ``VmHWM``
     and CPU time seen per pid, and whether it is a Dask worker (a ``spawn``ed
-    interpreter, ``--multiprocessing-fork``; the resource tracker is not one)."""
+    interpreter, ``--multiprocessing-fork``, or a process forked by a fork
+    server; neither the fork server itself nor the resource tracker is one)."""
 
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
@@ -97,7 +98,12 @@ class TreeSampler:
                 entry = self.seen.get(child.pid)
                 if entry is None:
                     cmdline = " ".join(child.cmdline())
-                    entry = self.seen[child.pid] = {"worker": "spawn_main" in cmdline, "hwm_kib": 0, "cpu_s": 0.0}
+                    forked = "multiprocessing.forkserver" in cmdline and child.ppid() != self.root.pid
+                    entry = self.seen[child.pid] = {
+                        "worker": "spawn_main" in cmdline or forked,
+                        "hwm_kib": 0,
+                        "cpu_s": 0.0,
+                    }
                 times = child.cpu_times()
                 entry["cpu_s"] = max(entry["cpu_s"], times.user + times.system)
                 entry["hwm_kib"] = max(entry["hwm_kib"], vm_hwm_kib(child.pid))

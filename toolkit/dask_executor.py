@@ -31,13 +31,26 @@ joined buffers of a large batch, such as the slices of a million item
 occurrences that :func:`privtool.release_slices.checked_content` checks, are
 therefore scattered to a worker first (:data:`SCATTER_BYTES`) and its task only
 names them.
+
+A stage's fixed cost is mostly the cluster's start (docs/executors.md, "The
+fixed cost of a Dask stage"), so the executor starts, or connects, in a
+background thread when it is made and :meth:`imap` waits for it only when it
+needs the cluster: a command makes its executor as it begins
+(:func:`privtool.cli.common.run_options`) and reads its input meanwhile. A
+local cluster's workers are forked from one fork server
+(:data:`START_METHOD`), which imports Dask, numpy and the rest once for all of
+them, instead of each worker starting a fresh interpreter and importing them
+itself.
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cached_property
 from itertools import pairwise
 from typing import Any, TypeVar
 
@@ -58,6 +71,21 @@ IN_FLIGHT_PER_WORKER = 4
 SCATTER_BYTES = 1 << 20
 """A batch whose joined buffers hold at least this many bytes scatters them
 instead of sending them inside its task (Dask warns at 10 MB)."""
+
+START_METHOD = "forkserver"
+"""How a local cluster's nannies start their worker processes
+(``distributed.worker.multiprocessing-method``): forked from a fork server, a
+single-threaded process that imports :data:`WORKER_PRELOAD` once for all of
+them; ``spawn``, Dask's default, makes every worker start a fresh interpreter,
+import everything anew and exit through a full interpreter shutdown."""
+
+WORKER_PRELOAD = ("distributed", "numpy", "cloudpickle", __name__)
+"""What the fork server imports before forking workers: what every worker
+runs (Dask's worker, numpy, and this module's :func:`apply_batch` and
+:func:`rebuilt`). Dask's own list (:func:`distributed.utils.get_mp_context`)
+adds every optional package it knows, pandas included, and imports them in the
+driver too; privtool's tasks need none of them (a task that does imports it
+on the worker)."""
 
 
 def pickled(obj: Any, dumps: Callable[..., bytes] = pickle.dumps) -> list[Any]:
@@ -102,32 +130,71 @@ def shared_on_cluster(client: Any, obj: Any) -> Any:
     return client.submit(rebuilt, header, *pieces, pure=False)
 
 
+def preload_workers() -> None:
+    """Make the fork server (:data:`START_METHOD`) import :data:`WORKER_PRELOAD`
+    and keep Dask from replacing that list with its own when a nanny asks for
+    the context (its ``_forkserver_preload_set`` flag; without the flag the
+    workers still start, only slower). No effect once a fork server runs, as
+    when a process pool of this process started one."""
+    import multiprocessing
+
+    import distributed.utils
+
+    multiprocessing.get_context(START_METHOD).set_forkserver_preload(list(WORKER_PRELOAD))
+    distributed.utils._forkserver_preload_set = True
+
+
+def connected(scheduler: str | None, workers: int) -> tuple[Any, Any]:
+    """A Dask client and the local cluster it talks to (None with ``scheduler``):
+    connected to the running scheduler at ``scheduler``, or to a new
+    :class:`distributed.LocalCluster` of ``workers`` single-threaded worker
+    processes started with :data:`START_METHOD`."""
+    try:
+        import dask
+        from dask.distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - dask is a declared dependency
+        raise ParameterError("--executor dask needs the dask[distributed] package installed.") from None
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"cannot reach the Dask scheduler at {scheduler} ({exc}).") from None
+    preload_workers()
+    with dask.config.set({"distributed.worker.multiprocessing-method": START_METHOD}):
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,  # no dashboard; its HTTP server (health checks) on a free port, so
+            scheduler_kwargs={"dashboard_address": ":0"},  # runs side by side never warn that 8787 is taken
+        )
+    return Client(cluster), cluster
+
+
 class DaskExecutor:
+    """Per-unit work on a Dask cluster that starts (or is connected to) in the
+    background from the moment the executor is made; see the module docstring."""
+
     name = "dask"
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:  # pragma: no cover - dask is a declared dependency
-            raise ParameterError("--executor dask needs the dask[distributed] package installed.") from None
-        self._cluster: Any = None
-        if scheduler:
-            try:
-                self._client = Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError) as exc:
-                raise UserError(f"cannot reach the Dask scheduler at {scheduler} ({exc}).") from None
-        else:
-            import os
+        self._requested = workers
+        self._local_workers = None if scheduler else workers or os.cpu_count() or 1
+        starter = ThreadPoolExecutor(1, thread_name_prefix="privtool-dask-start")
+        self._ready: Future[tuple[Any, Any]] = starter.submit(connected, scheduler, self._local_workers or 0)
+        starter.shutdown(wait=False)
 
-            self._cluster = LocalCluster(
-                n_workers=workers or os.cpu_count() or 1,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,  # no dashboard; its HTTP server (health checks) on a free port, so
-                scheduler_kwargs={"dashboard_address": ":0"},  # runs side by side never warn that 8787 is taken
-            )
-            self._client = Client(self._cluster)
-        self.workers = len(self._client.scheduler_info().get("workers", {})) or (workers or 1)
+    @property
+    def _client(self) -> Any:
+        """The client, once the cluster has started (raises what starting it raised)."""
+        return self._ready.result()[0]
+
+    @cached_property
+    def workers(self) -> int:
+        """The local cluster's workers, or those of the running scheduler (waits to connect)."""
+        if self._local_workers:
+            return self._local_workers
+        return len(self._client.scheduler_info().get("workers", {})) or (self._requested or 1)
 
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         size = batch_size(len(items), self.workers)
@@ -149,6 +216,10 @@ class DaskExecutor:
             yield from pending.popleft().result()
 
     def close(self) -> None:
-        self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+        """Stop the local cluster (waiting for it to finish starting) or leave
+        the running scheduler; raises what starting or connecting raised, so a
+        run that never needed the cluster still reports an unreachable scheduler."""
+        client, cluster = self._ready.result()
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -32,7 +32,11 @@ class Executor(Protocol):
     """Runs ``fn`` over items, yielding results in input order."""
 
     name: str
-    workers: int
+
+    @property
+    def workers(self) -> int:
+        """How many units run at once (a Dask executor may wait for its cluster to tell)."""
+        ...
 
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]: ...
 

@@ -11,7 +11,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from ..components import Evidence
 from ..context import Context
 from ..dataset import Dataset
 from ..errors import InputError, ParameterError
-from ..executors import EXECUTOR_NAMES, make_executor
+from ..executors import EXECUTOR_NAMES, Executor, make_executor
 from ..io import choose_format, read_dataset
 from ..params import Param, unknown_option
 from ..progress import RichProgress
@@ -99,12 +99,11 @@ def echo_json(obj: Any) -> None:
 
 @dataclass(frozen=True)
 class RunSettings:
-    """The options of a command that maps work over clusters, chunks or targets."""
+    """The options of a command that maps work over clusters, chunks or targets,
+    with the executor they name, made as the command began (:func:`run_options`)."""
 
     seed: int
-    executor: str
-    workers: int | None
-    scheduler: str | None
+    executor: Executor
     quiet: bool
 
 
@@ -121,13 +120,18 @@ time_limit_option = click.option(
 
 def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--seed``, ``--executor``, ``--workers``, ``--scheduler`` and ``--quiet``
-    to a command, which receives them as one ``run: RunSettings`` argument."""
+    to a command, which receives them as one ``run: RunSettings`` argument.
+
+    The executor is made before the command reads its input and closed when it
+    returns or fails: a Dask cluster starts in the background while the command
+    reads and prepares its input (:class:`privtool.dask_executor.DaskExecutor`)."""
 
     @functools.wraps(f)
     def command(
         *args: Any, seed: int, executor: str, workers: int | None, scheduler: str | None, quiet: bool, **kwargs: Any
     ) -> Any:
-        return f(*args, run=RunSettings(seed, executor, workers, scheduler, quiet), **kwargs)
+        with closing(make_executor(executor, workers, scheduler)) as chosen:  # a Dask cluster starts meanwhile
+            return f(*args, run=RunSettings(seed, chosen, quiet), **kwargs)
 
     command = click.option("--quiet", "-q", is_flag=True, help="No progress bars.")(command)
     command = click.option(
@@ -154,15 +158,11 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 @contextmanager
 def running(run: RunSettings, progress: bool = True) -> Iterator[Context]:
-    """The run context of a command: its executor (closed on the way out, even on
-    an error) and rich progress bars on stderr unless ``--quiet`` (or ``progress``
-    is false, e.g. for JSON output)."""
+    """The run context of a command: its executor (closed by :func:`run_options`)
+    and rich progress bars on stderr unless ``--quiet`` (or ``progress`` is
+    false, e.g. for JSON output)."""
     with RichProgress(stderr_console(), enabled=progress and not run.quiet) as bars:
-        ctx = Context(seed=run.seed, executor=make_executor(run.executor, run.workers, run.scheduler), progress=bars)
-        try:
-            yield ctx
-        finally:
-            ctx.executor.close()
+        yield Context(seed=run.seed, executor=run.executor, progress=bars)
 
 
 def load_config(path: str | None) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from ..comparison.spec import parse_spec
 from ..context import SeedSplitter
 from ..dataset import Dataset
 from ..errors import EXIT_INTERNAL, ParameterError
-from ..executors import make_executor
 from ..outputs import inside
 from .common import (
     FORMAT_ARGS,
@@ -163,25 +162,21 @@ def command(
         if run.quiet
         else Live(_live_table(status, list(axes)), console=stderr_console(), refresh_per_second=4)
     )
-    run_executor = make_executor(run.executor, run.workers, run.scheduler)
-    try:
-        with live_view as live:
+    with live_view as live:
 
-            def show(cell: Cell, state: str, row: dict[str, Any] | None) -> None:
-                if state == "running":
-                    status.append({"method": cell.spec.label, **dict(cell.point), "repeat": cell.repeat})
-                status[-1]["status"] = state
-                if row is not None:
-                    status[-1].update(seconds=row.get("seconds"), verified=row.get("verified"))
-                if live is not None:
-                    live.update(_live_table(status, list(axes)))
+        def show(cell: Cell, state: str, row: dict[str, Any] | None) -> None:
+            if state == "running":
+                status.append({"method": cell.spec.label, **dict(cell.point), "repeat": cell.repeat})
+            status[-1]["status"] = state
+            if row is not None:
+                status[-1].update(seconds=row.get("seconds"), verified=row.get("verified"))
+            if live is not None:
+                live.update(_live_table(status, list(axes)))
 
-            rows = run_comparison(
-                registry, dataset, specs, axes, out_dir, run_executor, repeat=repeat, seed=run.seed,
-                verify=not no_verify, metrics=metrics, meta=meta, on_cell=show,
-            )  # fmt: skip
-    finally:
-        run_executor.close()
+        rows = run_comparison(
+            registry, dataset, specs, axes, out_dir, run.executor, repeat=repeat, seed=run.seed,
+            verify=not no_verify, metrics=metrics, meta=meta, on_cell=show,
+        )  # fmt: skip
     if not run.quiet:
         stderr_console().print(
             f"{len(rows)} runs; results in {out_dir}/results.csv, index.html and plots/", markup=False

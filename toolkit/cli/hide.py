@@ -16,6 +16,7 @@ from __future__ import annotations
 import click
 
 from ..atomic import atomic_unit
+from ..executors import SerialExecutor
 from ..hiding import dataset_sanitizer, hide
 from ..io import choose_format, read_dataset, write_dataset
 from ..outputs import check_outputs
@@ -91,7 +92,7 @@ def command(
         "min_confidence": min_confidence,
         **extra,
     }
-    with running(RunSettings(seed, "serial", None, None, quiet)) as run_ctx:
+    with running(RunSettings(seed, SerialExecutor(), quiet)) as run_ctx:
         outcome = hide(registry, dataset, sanitizer, options, run_ctx)
     with atomic_unit() as unit:
         sanitized = apply_trail_removals(dataset, outcome.trail.removed_items)
