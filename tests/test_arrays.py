@@ -1,17 +1,19 @@
 """privtool.arrays against plain Python: offsets_of (the one place CSR offsets are
-made from group lengths) against running totals; sort_int and in_sorted against sorted() and set membership."""
+made from group lengths) against running totals; sort_int and in_sorted against sorted() and set
+membership; search_sorted against a linear scan."""
 
 from __future__ import annotations
 
 from itertools import accumulate
+from typing import Literal
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privtool import arrays
-from privtool.arrays import in_sorted, offsets_of, sort_int, unique_int
+import privtool.arrays
+from privtool.arrays import in_sorted, offsets_of, search_sorted, sort_int, unique_int
 
 LENGTHS = st.lists(st.integers(0, 2**31 - 1), max_size=40)
 
@@ -52,7 +54,30 @@ def test_in_sorted_is_membership(table: list[int], keys: list[int], sort_keys: b
     probe = np.asarray(sorted(keys) if sort_keys else keys, dtype=dtype)
     expected = [key in set(table) for key in probe.tolist()]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(arrays, "DENSE_LOOKUP_CELLS", cells)
+        patch.setattr(privtool.arrays, "DENSE_LOOKUP_CELLS", cells)
         assert in_sorted(ordered, probe).tolist() == expected
         if sort_keys:
             assert in_sorted(ordered, probe, keys_sorted=True).tolist() == expected
+
+
+VALUES = st.lists(st.integers(-50, 50), max_size=60)
+
+
+@pytest.mark.parametrize("sorts_above", [0, 1 << 30])
+@given(table=VALUES, keys=VALUES, side=st.sampled_from(["left", "right"]))
+def test_search_sorted_finds_what_a_scan_finds(
+    sorts_above: int, table: list[int], keys: list[int], side: Literal["left", "right"]
+) -> None:
+    """Whether or not the keys are sorted first (threshold 0 or never), each key's
+    position is the number of table entries below it (``left``) or not above it
+    (``right``), and ``in_sorted`` says whether it is one of them."""
+    ordered = np.array(sorted(table), dtype=np.int64)
+    wanted = np.array(keys, dtype=np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(privtool.arrays, "SEARCH_SORTS_KEYS_ABOVE", sorts_above)
+        patch.setattr(privtool.arrays, "DENSE_LOOKUP_CELLS", 0)  # in_sorted by search, not by byte table
+        got = search_sorted(ordered, wanted, side)
+        found = in_sorted(ordered, wanted)
+    below = [sum(t < key if side == "left" else t <= key for t in table) for key in keys]
+    assert got.tolist() == below
+    assert found.tolist() == [key in table for key in keys]

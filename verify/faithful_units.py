@@ -33,7 +33,16 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from privtool.arrays import SLAB_OCCURRENCES, concat_ranges, csr_positions, offsets_of, pair_key, unique_int
+from privtool.arrays import (
+    SLAB_OCCURRENCES,
+    concat_ranges,
+    csr_positions,
+    in_sorted,
+    offsets_of,
+    pair_key,
+    search_sorted,
+    unique_int,
+)
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
 
 from .matching import unmatched_subsets
@@ -305,7 +314,7 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     up = d.owner_parent[entry_owner]
     while np.any(up >= 0):
         has = np.flatnonzero(up >= 0)
-        view_bad[entry_owner[has[_found(keys, up[has] * wide + entry_item[has])]]] = True
+        view_bad[entry_owner[has[in_sorted(keys, up[has] * wide + entry_item[has])]]] = True
         up[has] = d.owner_parent[up[has]]
 
     # The clusters' records, item by item, looked up in the view of their cluster.
@@ -323,7 +332,7 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     pending = np.flatnonzero(codes >= 0)
     while len(pending) and len(keys):
         wanted = owner[pending] * wide + codes[pending]
-        spot = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        spot = np.minimum(search_sorted(keys, wanted), len(keys) - 1)
         hit = keys[spot] == wanted
         at[pending[hit]] = target_of[spot[hit]]
         hit_entry[spot[hit]] = True
@@ -446,11 +455,3 @@ def bad_joints(data: ContentArrays, results: list[UnitResult]) -> tuple[Ints, in
     flagged = unique_int(np.searchsorted(d.owner_offsets, np.concatenate(found), side="right") - 1)
     counted = ~np.isin(owner_of_chunk, flagged)
     return flagged - d.n_clusters, int(np.concatenate(removals)[counted].sum())
-
-
-def _found(keys: Ints, wanted: Ints) -> npt.NDArray[np.bool_]:
-    """Whether each of ``wanted`` is in the sorted ``keys``."""
-    if not len(keys):
-        return np.zeros(len(wanted), dtype=bool)
-    spot = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    return keys[spot] == wanted

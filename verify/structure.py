@@ -23,7 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
-from privtool.arrays import unique_int
+from privtool.arrays import sort_int, unique_int
 from privtool.claims import Claim
 from privtool.components import ClaimModel
 from privtool.contracts import stats_problem
@@ -263,12 +263,12 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     owner = np.where(chunk < n_chunks, 0, chunk - n_chunks)  # a term chunk's cluster
     inside = chunk < n_chunks
     owner[inside] = arrays.chunk_owner[chunk[inside]] + np.where(arrays.chunk_is_shared[chunk[inside]], n_clusters, 0)
-    held = np.sort(owner * span + item)
+    held = sort_int(owner * span + item)
     if len(held) and np.any(held[1:] == held[:-1]):
         return False  # an item in two chunks of one owner
     first, size = preorder(parent_array(arrays, parent))
     owner, item = np.divmod(held, span)
-    by_item = np.sort(item * max(n_nodes, 1) + first[owner])
+    by_item = sort_int(item * max(n_nodes, 1) + first[owner])
     same = by_item[1:] // max(n_nodes, 1) == by_item[:-1] // max(n_nodes, 1)
     position = by_item % max(n_nodes, 1)
     ends = position + size[np.argsort(first)][position]  # the end of each owner's subtree

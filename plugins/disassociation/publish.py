@@ -36,6 +36,7 @@ from privtool.arrays import (
     offsets_of,
     rank_in_runs,
     run_starts,
+    search_sorted,
     sort_int,
     stable_order,
     unique_int,
@@ -183,8 +184,8 @@ def project(
         keys = items[by_term].astype(np.int64) * n_pos + occ_pos[by_term]
         here = entries[(entries[:, 0] < last) & (entries[:, 1] > first)]
         lo, hi = np.maximum(here[:, 0], first), np.minimum(here[:, 1], last)
-        begin = np.searchsorted(keys, here[:, 2] * n_pos + lo)
-        count = np.searchsorted(keys, here[:, 2] * n_pos + hi) - begin
+        begin = search_sorted(keys, here[:, 2] * n_pos + lo)
+        count = search_sorted(keys, here[:, 2] * n_pos + hi) - begin
         hits = by_term[concat_ranges(begin, count)]
         chunk = np.repeat(here[:, 3], count)
         order = np.argsort(chunk * len(rows) + local[hits], kind="stable")
@@ -228,8 +229,8 @@ def term_chunks(
     owner = np.repeat(np.arange(len(dis.chunks), dtype=np.int64), sizes)
     terms = np.fromiter(chain.from_iterable(c.term_chunk for c in dis.chunks), dtype=np.int64, count=sum(sizes))
     keys = sort_int(terms * n_pos + layout.position[owner])
-    begin = np.searchsorted(keys, shared[:, 2] * n_pos + shared[:, 0])
-    end = np.searchsorted(keys, shared[:, 2] * n_pos + shared[:, 1])
+    begin = search_sorted(keys, shared[:, 2] * n_pos + shared[:, 0])
+    end = search_sorted(keys, shared[:, 2] * n_pos + shared[:, 1])
     cover = np.cumsum(np.bincount(begin, minlength=len(keys) + 1) - np.bincount(end, minlength=len(keys) + 1))
     terms, position = np.divmod(keys[cover[:-1] == 0], n_pos)
     span = max(len(rank), 1)

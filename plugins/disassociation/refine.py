@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, in_sorted, lexicographic_order, sort_int, unique_int
+from privtool.arrays import concat_ranges, in_sorted, lexicographic_order, search_sorted, sort_int, unique_int
 from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
@@ -289,7 +289,7 @@ def _lifts(
     blocked_keys = view.blk.term[blocked] * n + position[view.blk.owner[blocked]]  # ascending
     clear = np.ones(len(start), dtype=bool)
     if len(blocked_keys):
-        at = np.minimum(np.searchsorted(blocked_keys, lifted * n + start), len(blocked_keys) - 1)
+        at = np.minimum(search_sorted(blocked_keys, lifted * n + start), len(blocked_keys) - 1)
         clear = (blocked_keys[at] < lifted * n + start) | (blocked_keys[at] >= lifted * n + start + length)
     start, lifted, length = start[clear], lifted[clear], length[clear]
     best = np.full(n, k + 1, dtype=np.int64)

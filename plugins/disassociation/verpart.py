@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, in_sorted, rank_in_runs, run_starts, sort_int, unique_int
+from privtool.arrays import concat_ranges, in_sorted, rank_in_runs, run_starts, search_sorted, sort_int, unique_int
 from privtool.chain import ChunkedCluster
 from privtool.context import SeedSplitter
 
@@ -238,7 +238,7 @@ def pair_greedy_chunks(
     kept = np.flatnonzero(in_sorted(frequent, occ_key))
     record = occ_record[kept]
     sizes = np.bincount(record, minlength=len(record_sizes))
-    term_node = node[np.searchsorted(frequent, occ_key[kept])]
+    term_node = node[search_sorted(frequent, occ_key[kept])]
     after = np.repeat(np.cumsum(sizes), sizes) - np.arange(len(kept), dtype=np.int64) - 1
     first = np.repeat(np.arange(len(kept), dtype=np.int64), after)
     second = concat_ranges(first[run_starts(first)] + 1, after[after > 0]) if len(first) else first
