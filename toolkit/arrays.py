@@ -46,8 +46,13 @@ def unique_int(values: np.ndarray) -> np.ndarray:
     return ordered[run_starts(ordered)]
 
 
-SEARCH_SORTS_KEYS_ABOVE = 1 << 16
-"""Table length above which :func:`search_sorted` looks its keys up in ascending order."""
+SEARCH_SORTS_KEYS_ABOVE = 1 << 20
+"""Table length above which :func:`search_sorted` looks its keys up in ascending order.
+
+Below it the table (8 MiB of int64) stays in cache, and keys that are already
+near each other in order (grouped by cluster, as faithfulness's are) cost less
+searched as they come than sorted: with 2^16, faithfulness spent 2.4 of its
+7.5 CPU s on 0.5M records sorting such keys (docs/results/scale.md, session 9)."""
 
 
 def search_sorted(table: np.ndarray, keys: np.ndarray, side: Literal["left", "right"] = "left") -> np.ndarray:
