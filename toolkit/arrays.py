@@ -104,8 +104,15 @@ def in_sorted(table: np.ndarray, keys: np.ndarray, keys_sorted: bool = False) ->
     if keys_sorted and len(table) < len(keys):
         lo, hi = np.searchsorted(keys, table, "left"), np.searchsorted(keys, table, "right")
         return np.cumsum(np.bincount(lo, minlength=len(keys) + 1) - np.bincount(hi, minlength=len(keys) + 1))[:-1] > 0
-    pos = np.minimum(search_sorted(table, keys), len(table) - 1)
-    return table[pos] == keys
+    return lookup_sorted(table, keys)[1]
+
+
+def lookup_sorted(table: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``keys`` is in the ascending, non-empty ``table``
+    (:func:`search_sorted`, clipped to the last entry) and whether it is there:
+    ``(positions, found)``, ``table[positions[i]] == keys[i]`` where ``found[i]``."""
+    positions = np.minimum(search_sorted(table, keys), len(table) - 1)
+    return positions, table[positions] == keys
 
 
 def pair_key(high: np.ndarray, low: np.ndarray) -> np.ndarray:

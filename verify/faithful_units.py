@@ -38,9 +38,9 @@ from privtool.arrays import (
     concat_ranges,
     csr_positions,
     in_sorted,
+    lookup_sorted,
     offsets_of,
     pair_key,
-    search_sorted,
     unique_int,
 )
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
@@ -332,8 +332,7 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     pending = np.flatnonzero(codes >= 0)
     while len(pending) and len(keys):
         wanted = owner[pending] * wide + codes[pending]
-        spot = np.minimum(search_sorted(keys, wanted), len(keys) - 1)
-        hit = keys[spot] == wanted
+        spot, hit = lookup_sorted(keys, wanted)
         at[pending[hit]] = target_of[spot[hit]]
         hit_entry[spot[hit]] = True
         miss = pending[~hit]

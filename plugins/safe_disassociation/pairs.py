@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from privtool.arrays import offsets_of, search_sorted
+from privtool.arrays import lookup_sorted, offsets_of
 from privtool.dataset import Dataset
 from privtool.errors import MissingEvidence
 from privtool.release import Release
@@ -136,8 +136,7 @@ class _PairSums:
         if self.keys and len(self.pairs):
             keys = np.concatenate(self.keys)
             values = np.concatenate(self.values)
-            position = np.minimum(search_sorted(self.pairs, keys), len(self.pairs) - 1)
-            keep = self.pairs[position] == keys
+            position, keep = lookup_sorted(self.pairs, keys)
             self.total += np.bincount(position[keep], weights=values[keep], minlength=len(self.pairs))
         self.keys, self.values, self.pending = [], [], 0
         return self.total
