@@ -11,10 +11,10 @@ below fix the method each kind must implement; plugins subclass them.
 
 from __future__ import annotations
 
-import importlib
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint
 from typing import IO, Any, ClassVar
 
 from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Partitioning
@@ -385,9 +385,5 @@ class LazyComponent:
     args: tuple[Any, ...] = ()
 
     def build(self) -> Any:
-        """Import the factory and call it with ``args``."""
-        module, _, attribute = self.factory.partition(":")
-        target: Any = importlib.import_module(module)
-        for part in attribute.split("."):
-            target = getattr(target, part)
-        return target(*self.args)
+        """Import the factory (as an entry point of this value is loaded) and call it with ``args``."""
+        return EntryPoint(self.name, self.factory, "privtool").load()(*self.args)
