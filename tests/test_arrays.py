@@ -1,6 +1,7 @@
 """privtool.arrays against plain Python: offsets_of (the one place CSR offsets are
 made from group lengths) against running totals; sort_int and in_sorted against sorted() and set
-membership; search_sorted against a linear scan."""
+membership; search_sorted against a linear scan; slabs and distinct_in_groups against
+the groups and sets they stand for."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import privtool.arrays
-from privtool.arrays import in_sorted, offsets_of, search_sorted, sort_int, unique_int
+from privtool.arrays import distinct_in_groups, in_sorted, offsets_of, search_sorted, slabs, sort_int, unique_int
 
 LENGTHS = st.lists(st.integers(0, 2**31 - 1), max_size=40)
 
@@ -81,3 +82,28 @@ def test_search_sorted_finds_what_a_scan_finds(
     below = [sum(t < key if side == "left" else t <= key for t in table) for key in keys]
     assert got.tolist() == below
     assert found.tolist() == [key in table for key in keys]
+
+
+GROUPS = st.lists(st.lists(st.integers(0, 6), max_size=7), max_size=12)
+
+
+@given(GROUPS, st.integers(1, 10))
+def test_slabs_cover_the_groups_in_order_within_their_size(groups: list[list[int]], most: int) -> None:
+    """Consecutive ranges, every group once, at most ``most`` elements unless one group alone."""
+    ends = np.cumsum([len(g) for g in groups], dtype=np.int64)
+    ranges = slabs(ends, most)
+    assert [g for first, last in ranges for g in range(first, last)] == list(range(len(groups)))
+    for first, last in ranges:
+        size = sum(len(g) for g in groups[first:last])
+        assert first < last and (size <= most or last == first + 1)
+
+
+@given(GROUPS, st.integers(1, 10), st.integers(0, 5))
+def test_distinct_in_groups_is_the_set_of_pairs(groups: list[list[int]], most: int, skip: int) -> None:
+    """From any first offset (``skip`` values before the first group)."""
+    span = 7
+    values = np.array([0] * skip + [v for g in groups for v in g], dtype=np.int32)
+    bounds = skip + np.r_[0, np.cumsum([len(g) for g in groups], dtype=np.int64)]
+    expected = sorted({g * span + v for g, row in enumerate(groups) for v in row})
+    got = distinct_in_groups(bounds, values, span, most)
+    assert got.dtype == np.int64 and got.tolist() == expected

@@ -156,6 +156,31 @@ def csr_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return concat_ranges(indptr[rows], indptr[rows + 1] - indptr[rows])
 
 
+def slabs(ends: np.ndarray, most: int) -> list[tuple[int, int]]:
+    """``[first, last)`` ranges of consecutive groups holding at most ``most``
+    elements each (a larger group alone), covering every group; ``ends[g]``
+    is the number of elements up to the end of group ``g`` (ascending)."""
+    ranges, first, done = [], 0, 0
+    while first < len(ends):
+        last = max(first + 1, int(np.searchsorted(ends, done + most, side="right")))
+        ranges.append((first, last))
+        first, done = last, int(ends[last - 1])
+    return ranges
+
+
+def distinct_in_groups(bounds: np.ndarray, values: np.ndarray, span: int, most: int = SLAB_OCCURRENCES) -> np.ndarray:
+    """``g * span + v`` for every distinct pair of a group ``g`` and a value
+    ``v`` in it (``values[bounds[g]:bounds[g + 1]]``, non-negative ints below
+    ``span``), ascending. Worked out :func:`slabs` of about ``most`` values at
+    a time, so that no temporary grows with ``values``."""
+    parts = [np.zeros(0, dtype=np.int64)]
+    for first, last in slabs(np.asarray(bounds[1:]) - int(bounds[0]), most):
+        lo, hi = int(bounds[first]), int(bounds[last])
+        group = np.repeat(np.arange(first, last, dtype=np.int64), np.diff(bounds[first : last + 1]))
+        parts.append(unique_int(group * span + values[lo:hi]))
+    return np.concatenate(parts)
+
+
 def csr_distinct(indptr: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR rows ``values[indptr[i]:indptr[i+1]]`` (non-negative ints below 2**32)
     reduced to their distinct values, ascending: the new ``(indptr, values)``."""

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from privtool.arrays import slabs
 from privtool.lazy_sequence import LazySequence
 from privtool.release import Release
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
@@ -59,13 +60,7 @@ def chunk_location(arrays: ReleaseArrays, c: int) -> dict[str, Any]:
 def chunk_slabs(arrays: ReleaseArrays, most: int) -> list[tuple[int, int]]:
     """``[first, last)`` ranges of consecutive chunks holding at most ``most`` item
     occurrences each (a larger chunk alone), covering every chunk."""
-    ends = arrays.row_offsets[arrays.chunk_offsets[1:]]  # occurrences up to the end of each chunk
-    ranges, first, done = [], 0, 0
-    while first < arrays.n_chunks:
-        last = max(first + 1, int(np.searchsorted(ends, done + most, side="right")))
-        ranges.append((first, last))
-        first, done = last, int(ends[last - 1])
-    return ranges
+    return slabs(arrays.row_offsets[arrays.chunk_offsets[1:]], most)
 
 
 @dataclass(frozen=True, eq=False)

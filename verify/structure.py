@@ -23,7 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
-from privtool.arrays import sort_int, unique_int
+from privtool.arrays import distinct_in_groups, sort_int
 from privtool.claims import Claim
 from privtool.components import ClaimModel
 from privtool.contracts import stats_problem
@@ -246,7 +246,7 @@ def _joint_ids(release: Release) -> list[str]:
 def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     """Whether :func:`chunk_domains_disjoint` finds nothing, decided on the
     arrays: the distinct (chunk, item) pairs of every chunk (a term chunk is a
-    chunk of its cluster), no item twice among one owner's chunks, and no item
+    chunk of its cluster; found a slab of chunks at a time), no item twice among one owner's chunks, and no item
     held by an owner and by a joint cluster above it.
 
     The last is decided in preorder of the tree of ``parent`` (every subtree
@@ -256,9 +256,10 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     n_clusters, n_chunks = arrays.n_clusters, arrays.n_chunks
     n_nodes = n_clusters + arrays.n_joint_clusters
     span = len(arrays.labels) + 1
-    item_chunk = np.repeat(np.repeat(np.arange(n_chunks, dtype=np.int64), arrays.chunk_rows), arrays.row_lengths)
-    term_chunk = n_chunks + np.repeat(np.arange(n_clusters, dtype=np.int64), np.diff(arrays.term_offsets))
-    pairs = unique_int(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items])
+    pairs = np.r_[
+        distinct_in_groups(arrays.row_offsets[arrays.chunk_offsets], arrays.items, span),
+        distinct_in_groups(arrays.term_offsets, arrays.term_items, span) + n_chunks * span,
+    ]
     chunk, item = np.divmod(pairs, span)
     owner = np.where(chunk < n_chunks, 0, chunk - n_chunks)  # a term chunk's cluster
     inside = chunk < n_chunks
