@@ -6,11 +6,14 @@ consecutive and projects every record once; it must publish exactly what the
 definition says for any joint plans a refiner may return: REFINE's trees,
 plans that list the clusters of an earlier plan directly, plans whose sets of
 clusters cross (the release then fails its structure checks, but it is still
-built as defined), a cluster listed twice. And the helper that orders the
+built as defined), a cluster listed twice; with the records read in batches
+and the sub-records ordered in slabs of any size. And the helper that orders the
 sub-records is checked against Python's tuple order.
 """
 
 from __future__ import annotations
+
+from unittest import mock
 
 import numpy as np
 from hypothesis import given, settings
@@ -19,6 +22,7 @@ from hypothesis import strategies as st
 from privtool.arrays import lexicographic_order
 from privtool.chain import ChunkedCluster, Disassociation, JointPlan
 from privtool.dataset import Dataset, label_sort_key
+from privtool.plugins.disassociation import publish
 from privtool.plugins.disassociation.publish import build_outcome
 
 
@@ -86,9 +90,10 @@ def disassociations(draw: st.DrawFn) -> Disassociation:
 
 
 @settings(max_examples=300, deadline=None)
-@given(disassociations())
-def test_the_release_is_the_definition_for_any_joint_plans(dis: Disassociation) -> None:
-    release = build_outcome(dis.dataset, dis, {}).release
+@given(disassociations(), st.sampled_from([1, 4, publish.SLAB_OCCURRENCES]), st.sampled_from([1, 3, 1 << 20]))
+def test_the_release_is_the_definition_for_any_joint_plans(dis: Disassociation, slab: int, batch: int) -> None:
+    with mock.patch.object(publish, "SLAB_OCCURRENCES", slab), mock.patch.object(publish, "PROJECT_BATCH_ROWS", batch):
+        release = build_outcome(dis.dataset, dis, {}).release
     clusters = [([chunk for chunk in c.record_chunks], list(c.term_chunk)) for c in release.clusters]
     joints = [list(j.shared_chunks) for j in release.joint_clusters]
     assert (clusters, joints) == reference_release(dis)

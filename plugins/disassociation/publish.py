@@ -31,12 +31,15 @@ from typing import Any
 import numpy as np
 
 from privtool.arrays import (
+    SLAB_OCCURRENCES,
     concat_ranges,
+    int_bincount,
     lexicographic_order,
     offsets_of,
     rank_in_runs,
     run_starts,
     search_sorted,
+    slabs,
     sort_int,
     stable_order,
     unique_int,
@@ -158,7 +161,7 @@ def project(
     of the clusters at positions ``lo`` to ``hi - 1`` of ``layout`` on the
     chunk's domain, for each row ``(lo, hi, term, chunk)`` of ``entries``.
     Returns ``(chunk, items, offsets)``: each sub-record's chunk and its items
-    as canonical ranks (``rank``: :func:`canonical_ranks`), ascending, cut by
+    as canonical ranks (``rank``: :func:`canonical_ranks`), both int32, ascending, cut by
     ``offsets``; sub-records of a chunk are together, in no particular order.
 
     Vectorised, :data:`PROJECT_BATCH_ROWS` records at a time, in layout order:
@@ -170,19 +173,18 @@ def project(
     entries = entries[np.argsort(rank[entries[:, 2]], kind="stable")]
     n_pos = max(len(clusters), 1)
     sizes = np.fromiter((len(clusters[c]) for c in layout.order.tolist()), dtype=np.int64, count=len(clusters))
-    bounds = np.r_[0, np.cumsum(sizes)]
-    out_chunk: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    out_items: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    batches = slabs(np.cumsum(sizes), PROJECT_BATCH_ROWS)
+    entry, entry_offsets = _entries_by_batch(entries, np.array([first for first, _ in batches], dtype=np.int64))
+    out_chunk: list[np.ndarray] = [np.zeros(0, dtype=np.int32)]
+    out_items: list[np.ndarray] = [np.zeros(0, dtype=np.int32)]
     out_lengths: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    first = 0
-    while first < len(clusters):
-        last = max(int(np.searchsorted(bounds, bounds[first] + PROJECT_BATCH_ROWS, side="right")) - 1, first + 1)
+    for batch, (first, last) in enumerate(batches):
         rows = np.concatenate([clusters[c] for c in layout.order[first:last].tolist()])
         items, local = occurrences(dataset, rows)
         occ_pos = np.repeat(np.arange(first, last, dtype=np.int64), sizes[first:last])[local]
         by_term = stable_order(items, dataset.n_items)
         keys = items[by_term].astype(np.int64) * n_pos + occ_pos[by_term]
-        here = entries[(entries[:, 0] < last) & (entries[:, 1] > first)]
+        here = entries[entry[entry_offsets[batch] : entry_offsets[batch + 1]]]
         lo, hi = np.maximum(here[:, 0], first), np.minimum(here[:, 1], last)
         begin = search_sorted(keys, here[:, 2] * n_pos + lo)
         count = search_sorted(keys, here[:, 2] * n_pos + hi) - begin
@@ -192,26 +194,54 @@ def project(
         chunk, hits = chunk[order], hits[order]
         row_key = chunk * len(rows) + local[hits]
         starts = run_starts(row_key)
-        out_chunk.append(chunk[starts])
-        out_items.append(rank[items[hits]])
+        out_chunk.append(chunk[starts].astype(np.int32))
+        out_items.append(rank[items[hits]].astype(np.int32))
         out_lengths.append(np.diff(np.r_[starts, len(hits)]))
-        first = last
-    lengths = np.concatenate(out_lengths)
-    return np.concatenate(out_chunk), np.concatenate(out_items), np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    return np.concatenate(out_chunk), np.concatenate(out_items), offsets_of(np.concatenate(out_lengths))
+
+
+def _entries_by_batch(entries: np.ndarray, batch_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``entries`` (``(lo, hi, term, chunk)``) that each batch of
+    positions (from ``batch_starts[b]`` to the next start) meets, as CSR
+    ``(rows, offsets)``: a row once per batch it meets, in the order of
+    ``entries`` within a batch. Found once for all batches, not by a filter
+    over every row per batch (which grows like the records squared)."""
+    first = np.searchsorted(batch_starts, entries[:, 0], side="right") - 1
+    span = np.maximum(np.searchsorted(batch_starts, entries[:, 1] - 1, side="right") - first, 0)
+    batch = concat_ranges(first, span)
+    order = np.argsort(batch, kind="stable")
+    rows = np.repeat(np.arange(len(entries), dtype=np.int64), span)[order]
+    return rows, np.searchsorted(batch[order], np.arange(len(batch_starts) + 1))
 
 
 def canonical_chunks(
-    chunk: np.ndarray, items: np.ndarray, offsets: np.ndarray, n_chunks: int
+    chunk: np.ndarray, items: np.ndarray, offsets: np.ndarray, n_chunks: int, code: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sub-records (:func:`project`) in canonical order: by chunk, then by
-    their items as sequences (:func:`privtool.arrays.lexicographic_order`).
-    Returns ``(items, row_offsets, chunk_offsets)``."""
-    by_row = lexicographic_order(chunk, items, offsets)
-    lengths = np.diff(offsets)[by_row]
-    row_offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    gather = concat_ranges(offsets[:-1][by_row], lengths)
-    chunk_offsets = np.r_[0, np.cumsum(np.bincount(chunk, minlength=n_chunks))].astype(np.int64)
-    return items[gather], row_offsets, chunk_offsets
+    their items as sequences (:func:`privtool.arrays.lexicographic_order`),
+    each item replaced by ``code[item]`` (int32). Returns ``(items,
+    row_offsets, chunk_offsets)``.
+
+    A slab of whole chunks (about :data:`privtool.arrays.SLAB_OCCURRENCES`
+    items) at a time: its sub-records gathered together, ordered and recoded,
+    so that no temporary but the order of the sub-records by chunk grows with
+    the release (a larger one is a fresh mapping, faulted in anew, each time:
+    docs/results/scale.md, "Session 10: disassociate at 5M")."""
+    lengths = np.diff(offsets)
+    by_chunk = np.argsort(chunk, kind="stable")
+    chunk_offsets = offsets_of(np.bincount(chunk, minlength=n_chunks))
+    ends = np.cumsum(int_bincount(chunk, lengths, n_chunks))
+    item_parts = [np.zeros(0, dtype=np.int32)]
+    length_parts = [np.zeros(0, dtype=np.int64)]
+    for first, last in slabs(ends, SLAB_OCCURRENCES):
+        rows = by_chunk[chunk_offsets[first] : chunk_offsets[last]]
+        here = lengths[rows]
+        slab_items = items[concat_ranges(offsets[rows], here)]
+        local = offsets_of(here)
+        order = lexicographic_order(chunk[rows], slab_items, local)
+        item_parts.append(code[slab_items[concat_ranges(local[:-1][order], here[order])]])
+        length_parts.append(here[order])
+    return np.concatenate(item_parts), offsets_of(np.concatenate(length_parts)), chunk_offsets
 
 
 def term_chunks(
@@ -256,18 +286,21 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     row_chunk, row_items, row_offsets = project(
         dataset, rank, dis.clusters, layout, np.concatenate([record_entries, shared_entries])
     )
-    items, row_offsets, chunk_offsets = canonical_chunks(row_chunk, row_items, row_offsets, n_chunks)
-    term_items, term_offsets = term_chunks(dis, rank, layout, shared_entries)
-    used = np.flatnonzero(np.bincount(np.r_[items, term_items], minlength=len(rank)))  # ranks of the published labels
+    term_ranks, term_offsets = term_chunks(dis, rank, layout, shared_entries)
+    published = np.bincount(row_items, minlength=len(rank)) + np.bincount(term_ranks, minlength=len(rank))
+    used = np.flatnonzero(published)  # ranks of the published labels; their codes:
+    code = (np.cumsum(published > 0) - 1).astype(np.int32)
+    items, row_offsets, chunk_offsets = canonical_chunks(row_chunk, row_items, row_offsets, n_chunks, code)
+    del row_chunk, row_items
     by_rank = np.argsort(rank)
     cluster_ids = tuple(f"c{i}" for i in range(len(dis.clusters)))
     arrays = ReleaseArrays(
         labels=tuple(dataset.labels[i] for i in by_rank[used].tolist()),
-        items=frozen(np.searchsorted(used, items), np.int32),
+        items=frozen(items, np.int32),
         row_offsets=frozen(row_offsets, np.int64),
         chunk_offsets=frozen(chunk_offsets, np.int64),
         owner_offsets=offsets_of(chain((len(c.record_chunks) for c in dis.chunks), map(len, shared_domains(dis)))),
-        term_items=frozen(np.searchsorted(used, term_items), np.int32),
+        term_items=frozen(code[term_ranks], np.int32),
         term_offsets=frozen(term_offsets, np.int64),
         cluster_ids=cluster_ids,
         cluster_sizes=frozen([len(rows) for rows in dis.clusters], np.int64),
