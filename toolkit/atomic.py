@@ -135,8 +135,10 @@ class AtomicUnit:
         return handle
 
     def write_text(self, path: str | os.PathLike[str], text: str) -> None:
-        """Add a UTF-8 file with ``text``."""
-        self.open(path).write(text)
+        """Add a UTF-8 file with ``text`` (written in :func:`text_pieces`)."""
+        handle = self.open(path)
+        for piece in text_pieces(text):
+            handle.write(piece)
 
     def commit(self) -> None:
         for handle, _, target in self._files:
@@ -154,6 +156,20 @@ class AtomicUnit:
                 handle.close()
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+
+
+TEXT_PIECE_CHARS = 1 << 22
+"""Characters of a text encoded at a time (:func:`text_pieces`): at most 16 MiB
+of UTF-8, under glibc's 32 MiB threshold above which every buffer is a fresh
+mapping, faulted in anew (docs/results/scale.md, "Session 10: disassociate at 5M")."""
+
+
+def text_pieces(text: str) -> Iterator[str]:
+    """``text`` in consecutive pieces of :data:`TEXT_PIECE_CHARS` characters,
+    so that a large text is encoded without a copy of it whole (a piece never
+    splits a character: the pieces' encodings, concatenated, are the text's)."""
+    for start in range(0, len(text), TEXT_PIECE_CHARS):
+        yield text[start : start + TEXT_PIECE_CHARS]
 
 
 @contextlib.contextmanager

@@ -17,7 +17,6 @@ it; :func:`declare_claims`). The trail is tied to the release by its SHA-256.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -38,7 +37,7 @@ from .outputs import check_outputs
 from .params import Param, merge_specs, resolve
 from .publishable import split_stats
 from .registry import Registry
-from .release import Release, json_text, release_from_bytes, release_from_json
+from .release import Release, json_text, release_from_bytes, release_from_json, text_sha256
 from .release_bytes import ENVELOPE
 from .release_slices import checked_content, serially
 from .trail import trail_from_json
@@ -188,7 +187,7 @@ def check_release(
 
         def text(provenance: dict[str, Any], stats: dict[str, Any]) -> str:
             shell.provenance, shell.stats = provenance, stats
-            return shell.dumps()[: -len(_NO_CONTENT)] + "," + content + "}\n"
+            return "".join((shell.dumps()[: -len(_NO_CONTENT)], ",", content, "}\n"))  # one copy of the content
 
     elif arrays is not None and arrays.is_canonical():
         canonical = release.canonical()
@@ -300,7 +299,7 @@ def stamp(
     with paused_gc():
         outcome.release_text = text(release.provenance, release.stats)
     outcome.trail.input_sha256 = input_sha256
-    outcome.trail.release_sha256 = hashlib.sha256(outcome.release_text.encode("utf-8")).hexdigest()
+    outcome.trail.release_sha256 = text_sha256(outcome.release_text)
     return outcome
 
 

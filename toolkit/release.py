@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
 
-from .atomic import write_text_atomic
+from .atomic import text_pieces, write_text_atomic
 from .claims import Claim, claims_of_version_1
 from .dataset import label_sort_key
 from .errors import InputError, line_at
@@ -292,7 +292,15 @@ class Release:
         return json_text(self.to_json())
 
     def sha256(self) -> str:
-        return hashlib.sha256(self.dumps().encode("utf-8")).hexdigest()
+        return text_sha256(self.dumps())
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 of ``text`` in UTF-8, encoded in :func:`privtool.atomic.text_pieces`."""
+    digest = hashlib.sha256()
+    for piece in text_pieces(text):
+        digest.update(piece.encode("utf-8"))
+    return digest.hexdigest()
 
 
 def json_text(obj: dict[str, Any]) -> str:
