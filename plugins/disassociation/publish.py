@@ -287,9 +287,9 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
         dataset, rank, dis.clusters, layout, np.concatenate([record_entries, shared_entries])
     )
     term_ranks, term_offsets = term_chunks(dis, rank, layout, shared_entries)
-    published = np.bincount(row_items, minlength=len(rank)) + np.bincount(term_ranks, minlength=len(rank))
-    used = np.flatnonzero(published)  # ranks of the published labels; their codes:
-    code = (np.cumsum(published > 0) - 1).astype(np.int32)
+    uses = np.bincount(row_items, minlength=len(rank)) + np.bincount(term_ranks, minlength=len(rank))
+    used = np.flatnonzero(uses)  # ranks of the published labels; their codes:
+    code = (np.cumsum(uses > 0) - 1).astype(np.int32)
     items, row_offsets, chunk_offsets = canonical_chunks(row_chunk, row_items, row_offsets, n_chunks, code)
     del row_chunk, row_items
     by_rank = np.argsort(rank)
