@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privtool.arrays import offsets_of, stable_order
+from privtool.arrays import offsets_of, sort_int, stable_order
 from privtool.components import Partitioning
 from privtool.dataset import Dataset
 
@@ -108,7 +108,7 @@ class _Splitter:
 
     def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
         """Term supports in ``rows``, zero on ``ignore``."""
-        counts = np.bincount(items_of(self.dataset, rows), minlength=self.dataset.n_items).astype(np.int64)
+        counts = np.bincount(items_of(self.dataset, rows), minlength=self.dataset.n_items).astype(np.int64, copy=False)
         if ignore:
             counts[list(ignore)] = 0
         return counts
@@ -157,6 +157,16 @@ class _Splitter:
         part.ignore = (*part.ignore, term)
         self.owner[taken] = 0
         return taken, counts
+
+
+def sorted_clusters(saved: list[np.ndarray], n_records: int) -> list[np.ndarray]:
+    """Each cluster's record positions in ascending order: one sort of
+    ``cluster * n_records + row`` over all of them instead of one per cluster."""
+    if not saved:
+        return []
+    sizes = np.fromiter(map(len, saved), dtype=np.int64, count=len(saved))
+    keys = np.repeat(np.arange(len(saved), dtype=np.int64) * n_records, sizes) + np.concatenate(saved)
+    return np.split(sort_int(keys) % n_records, np.cumsum(sizes)[:-1])
 
 
 def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) -> Partitioning:
@@ -243,7 +253,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
                 saved[-1] = np.concatenate([saved[-1], rest])
             else:
                 saved.append(rest)
-    clusters = [np.sort(rows) for rows in saved]
+    clusters = sorted_clusters(saved, dataset.n_records)
     gone = np.sort(np.concatenate(suppressed)) if suppressed else np.zeros(0, dtype=np.int64)
     notes: dict[str, int] = {"remaining_list_rounds": rounds} if strategy == "remaining-list" else {}
     if strategy in ("horpart", "adding"):
