@@ -78,9 +78,9 @@ class _Part:
 def items_of(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
     """The item ids of the records ``rows``, concatenated in that order."""
     sizes = dataset.sizes[rows]
-    ends = np.cumsum(sizes)
+    ends = sizes.cumsum()  # array methods: this runs once per carve, and numpy's functions add a call each
     total = int(ends[-1]) if len(ends) else 0
-    return dataset.items[np.arange(total, dtype=np.int64) + np.repeat(dataset.indptr[rows] - (ends - sizes), sizes)]
+    return dataset.items[np.arange(total, dtype=np.int64) + (dataset.indptr[rows] - (ends - sizes)).repeat(sizes)]
 
 
 def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -215,7 +215,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
         part = stack.pop()
         final = True
         while part.size > max_cluster_size and len(part.counts):
-            term = int(np.argmax(part.counts))
+            term = int(part.counts.argmax())
             support = int(part.counts[term])
             if support == 0:
                 break

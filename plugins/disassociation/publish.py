@@ -140,9 +140,10 @@ def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
 def _domain_table(domains: list[list[tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every term of every domain as ``(owner, term, chunk)``: owner ``g`` of
     ``domains[g]``, chunks numbered in order across the owners."""
-    sizes = [len(domain) for owned in domains for domain in owned]
-    owner = np.repeat(np.arange(len(domains), dtype=np.int64), [len(owned) for owned in domains])
-    terms = np.fromiter((t for owned in domains for domain in owned for t in domain), dtype=np.int64, count=sum(sizes))
+    flat = list(chain.from_iterable(domains))
+    sizes = list(map(len, flat))
+    owner = np.repeat(np.arange(len(domains), dtype=np.int64), list(map(len, domains)))
+    terms = np.fromiter(chain.from_iterable(flat), dtype=np.int64, count=sum(sizes))
     chunk = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     return owner[chunk], terms, chunk
 
