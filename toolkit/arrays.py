@@ -30,19 +30,26 @@ def run_starts(sorted_values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
 
 
-def sort_int(values: np.ndarray) -> np.ndarray:
+def sort_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
     """The values of an integer array, ascending, in its dtype: sorted as
     uint32 when they are non-negative and fit it (numpy sorts 32-bit ints
-    about twice as fast as 64-bit ones)."""
+    about twice as fast as 64-bit ones).
+
+    ``runs``: the values come mostly in ascending runs, as keys ``group * span
+    + x`` listed group by group do; numpy's stable sort (a merge of the runs it
+    finds) then takes a half to a tenth of the time of its default sort, which
+    is twice as fast on values in random order (bms-webview-2's REFINE keys,
+    176,000 of them: 2.9 against 5.9 ms)."""
     values = np.asarray(values)
+    kind: Literal["stable"] | None = "stable" if runs else None
     if values.dtype.itemsize > 4 and len(values) and int(values.min()) >= 0 and int(values.max()) < 1 << 32:
-        return np.sort(values.astype(np.uint32)).astype(values.dtype)
-    return np.sort(values)
+        return np.sort(values.astype(np.uint32), kind=kind).astype(values.dtype)
+    return np.sort(values, kind=kind)
 
 
-def unique_int(values: np.ndarray) -> np.ndarray:
-    """The distinct values of an integer array, ascending."""
-    ordered = sort_int(values)  # equal values are equal: no need for a stable sort
+def unique_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
+    """The distinct values of an integer array, ascending (``runs``: as for :func:`sort_int`)."""
+    ordered = sort_int(values, runs)
     return ordered[run_starts(ordered)]
 
 

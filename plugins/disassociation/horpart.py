@@ -166,7 +166,7 @@ def sorted_clusters(saved: list[np.ndarray], n_records: int) -> list[np.ndarray]
         return []
     sizes = np.fromiter(map(len, saved), dtype=np.int64, count=len(saved))
     keys = np.repeat(np.arange(len(saved), dtype=np.int64) * n_records, sizes) + np.concatenate(saved)
-    return np.split(sort_int(keys) % n_records, np.cumsum(sizes)[:-1])
+    return np.split(sort_int(keys, runs=True) % n_records, np.cumsum(sizes)[:-1])
 
 
 def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) -> Partitioning:

@@ -115,7 +115,7 @@ def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
     sizes = np.fromiter(map(len, joint_members), dtype=np.int64, count=n_joints)
     clusters = np.fromiter(chain.from_iterable(joint_members), dtype=np.int64, count=int(sizes.sum()))
     joints = np.repeat(np.arange(n_joints, dtype=np.int64), sizes)
-    pairs = unique_int(joints * max(n_clusters, 1) + clusters)  # a cluster listed twice counts once
+    pairs = unique_int(joints * max(n_clusters, 1) + clusters, runs=True)  # a cluster listed twice counts once
     joints, clusters = np.divmod(pairs, max(n_clusters, 1))
     width = np.bincount(joints, minlength=n_joints)
     outer = np.lexsort((-np.arange(n_joints), -width))  # outermost first

@@ -77,7 +77,7 @@ def _residual_supports(
         record_cluster = np.repeat(np.arange(lo, hi, dtype=np.int64), cluster_sizes[lo:hi])
         batch = record_cluster[local] * span + items
         wanted = term_keys[np.searchsorted(term_keys, lo * span) : np.searchsorted(term_keys, hi * span)]
-        batch = sort_int(batch[in_sorted(wanted, batch)])
+        batch = sort_int(batch[in_sorted(wanted, batch)], runs=True)
         starts = _run_starts(batch)
         keys.append(batch[starts])
         counts.append(np.diff(np.r_[starts, len(batch)]).astype(np.int64))
@@ -103,11 +103,13 @@ class _Groups:
         term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
             itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
         )
-        self.res_keys, self.res_count = _residual_supports(dataset, clusters, sort_int(term_keys), self.span)
+        self.res_keys, self.res_count = _residual_supports(dataset, clusters, sort_int(term_keys, runs=True), self.span)
         sizes = [sum(map(len, c.record_chunks)) for c in chunks]
         flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
         terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
-        self.blk_keys = sort_int(np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms)
+        self.blk_keys = sort_int(
+            np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms, runs=True
+        )
         self.keep_only(np.arange(len(clusters), dtype=np.int64))
 
     def keep_only(self, groups: np.ndarray) -> None:
@@ -379,7 +381,7 @@ def refine(
     span = groups.span
     plans: list[JointPlan] = []
     lifted: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]  # keys joint * span + term, ascending
-    active = unique_int(groups.res_keys // span)
+    active = unique_int(groups.res_keys // span, runs=True)
     while len(active) > 1:
         groups.keep_only(active)
         active = groups.joinable(active, k)
@@ -460,7 +462,7 @@ def _join(
     res_keys, res_count = res_keys[by_key], groups.res_count[inside][by_key]
     firsts = _run_starts(res_keys)
     res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
-    blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
+    blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted], runs=True)
     keep = ~in_sorted(blocked, res_keys, keys_sorted=True)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
