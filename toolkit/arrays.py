@@ -27,7 +27,9 @@ def run_starts(sorted_values: np.ndarray) -> np.ndarray:
     """Positions where a new run of equal values starts in a sorted 1-D array."""
     if len(sorted_values) == 0:
         return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    first = np.ones(len(sorted_values), dtype=bool)  # not np.r_, which costs tens of microseconds a call
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=first[1:])
+    return np.flatnonzero(first)
 
 
 def sort_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
@@ -229,9 +231,12 @@ def int_bincount(index: np.ndarray, weights: np.ndarray, minlength: int = 0) -> 
 
 
 def stable_order(values: np.ndarray, bound: int) -> np.ndarray:
-    """The stable argsort of non-negative ints below ``bound`` (a radix sort
-    when they fit 16 bits)."""
-    return np.argsort(values.astype(np.uint16) if bound <= 1 << 16 else values, kind="stable")
+    """The stable argsort of non-negative ints below ``bound``: a radix sort
+    when they fit 16 bits, as uint32 when they fit 32 (numpy's stable argsort
+    of 32-bit ints takes about half the time of 64-bit ones)."""
+    if bound <= 1 << 16:
+        return np.argsort(values.astype(np.uint16), kind="stable")
+    return np.argsort(values.astype(np.uint32) if bound <= 1 << 32 else values, kind="stable")
 
 
 def lexicographic_order(lead: np.ndarray, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -256,22 +261,26 @@ def lexicographic_order(lead: np.ndarray, items: np.ndarray, offsets: np.ndarray
         return np.where(inside, items[np.where(inside, starts[rows] + depth, 0)] if len(items) else -1, -1)
 
     lead = np.asarray(lead, dtype=np.int64)
-    order = np.argsort(lead, kind="stable")
+    order = stable_order(lead, (int(lead.max()) + 1) if n else 0)
     key = lead[order]
     # the positions of ``order`` still tied with a neighbour, and each one's tied group (first position)
     tied = np.arange(n, dtype=np.int64)
     depth = 0
     while len(tied) > 1:
         same = key[1:] == key[:-1]
-        in_group = np.r_[False, same] | np.r_[same, False]
+        in_group = np.zeros(len(key), dtype=bool)
+        in_group[1:] = same
+        in_group[:-1] |= same
         tied, key = tied[in_group], key[in_group]
         if not len(tied):
             break
-        group = np.maximum.accumulate(np.where(np.r_[True, key[1:] != key[:-1]], np.arange(len(tied)), 0))
+        first = np.ones(len(key), dtype=bool)
+        np.not_equal(key[1:], key[:-1], out=first[1:])
+        group = np.maximum.accumulate(np.where(first, np.arange(len(tied)), 0))
         col = column(order[tied], depth)
         # rows that ended tie with the others that ended (equal rows): their group is settled
         live = col >= 0
-        sub = np.argsort(group * base + (col + 1), kind="stable")
+        sub = stable_order(group * base + (col + 1), len(tied) * base)
         order[tied] = order[tied][sub]
         tied, group, col, live = tied, group[sub], col[sub], live[sub]
         tied, key = tied[live], (group * base + col + 1)[live]

@@ -42,6 +42,8 @@ Choices where the papers are silent or contradict themselves (all documented in
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from privtool.arrays import offsets_of, sort_int, stable_order
@@ -166,7 +168,8 @@ def sorted_clusters(saved: list[np.ndarray], n_records: int) -> list[np.ndarray]
         return []
     sizes = np.fromiter(map(len, saved), dtype=np.int64, count=len(saved))
     keys = np.repeat(np.arange(len(saved), dtype=np.int64) * n_records, sizes) + np.concatenate(saved)
-    return np.split(sort_int(keys, runs=True) % n_records, np.cumsum(sizes)[:-1])
+    rows = sort_int(keys, runs=True) % n_records
+    return [rows[a:b] for a, b in itertools.pairwise(offsets_of(sizes).tolist())]  # np.split: 8x the time
 
 
 def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) -> Partitioning:

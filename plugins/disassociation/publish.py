@@ -189,7 +189,7 @@ def project(
         count = search_sorted(keys, here[:, 2] * n_pos + hi) - begin
         hits = by_term[concat_ranges(begin, count)]
         chunk = np.repeat(here[:, 3], count)
-        order = np.argsort(chunk * len(rows) + local[hits], kind="stable")
+        order = stable_order(chunk * len(rows) + local[hits], (int(chunk.max(initial=0)) + 1) * len(rows))
         chunk, hits = chunk[order], hits[order]
         row_key = chunk * len(rows) + local[hits]
         starts = run_starts(row_key)
