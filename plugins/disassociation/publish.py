@@ -118,7 +118,7 @@ def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
     sizes = np.fromiter(map(len, joint_members), dtype=np.int64, count=n_joints)
     clusters = np.fromiter(chain.from_iterable(joint_members), dtype=np.int64, count=int(sizes.sum()))
     joints = np.repeat(np.arange(n_joints, dtype=np.int64), sizes)
-    pairs = unique_int(joints * max(n_clusters, 1) + clusters)  # a cluster listed twice counts once
+    pairs = unique_int(joints * max(n_clusters, 1) + clusters, runs=True)  # a cluster listed twice counts once
     joints, clusters = np.divmod(pairs, max(n_clusters, 1))
     width = np.bincount(joints, minlength=n_joints)
     outer = np.lexsort((-np.arange(n_joints), -width))  # outermost first
@@ -143,9 +143,10 @@ def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
 def _domain_table(domains: list[list[tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every term of every domain as ``(owner, term, chunk)``: owner ``g`` of
     ``domains[g]``, chunks numbered in order across the owners."""
-    sizes = [len(domain) for owned in domains for domain in owned]
-    owner = np.repeat(np.arange(len(domains), dtype=np.int64), [len(owned) for owned in domains])
-    terms = np.fromiter((t for owned in domains for domain in owned for t in domain), dtype=np.int64, count=sum(sizes))
+    flat = list(chain.from_iterable(domains))
+    sizes = list(map(len, flat))
+    owner = np.repeat(np.arange(len(domains), dtype=np.int64), list(map(len, domains)))
+    terms = np.fromiter(chain.from_iterable(flat), dtype=np.int64, count=sum(sizes))
     chunk = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     return owner[chunk], terms, chunk
 
@@ -190,7 +191,7 @@ def project(
         count = search_sorted(keys, here[:, 2] * n_pos + hi) - begin
         hits = by_term[concat_ranges(begin, count)]
         chunk = np.repeat(here[:, 3], count)
-        order = np.argsort(chunk * len(rows) + local[hits], kind="stable")
+        order = stable_order(chunk * len(rows) + local[hits], (int(chunk.max(initial=0)) + 1) * len(rows))
         chunk, hits = chunk[order], hits[order]
         row_key = chunk * len(rows) + local[hits]
         starts = run_starts(row_key)
@@ -209,7 +210,7 @@ def _entries_by_batch(entries: np.ndarray, batch_starts: np.ndarray) -> tuple[np
     first = np.searchsorted(batch_starts, entries[:, 0], side="right") - 1
     span = np.maximum(np.searchsorted(batch_starts, entries[:, 1] - 1, side="right") - first, 0)
     batch = concat_ranges(first, span)
-    order = np.argsort(batch, kind="stable")
+    order = stable_order(batch, len(batch_starts))
     rows = np.repeat(np.arange(len(entries), dtype=np.int64), span)[order]
     return rows, np.searchsorted(batch[order], np.arange(len(batch_starts) + 1))
 
@@ -228,7 +229,7 @@ def canonical_chunks(
     the release (a larger one is a fresh mapping, faulted in anew, each time:
     docs/results/scale.md, "Session 10: disassociate at 5M")."""
     lengths = np.diff(offsets)
-    by_chunk = np.argsort(chunk, kind="stable")
+    by_chunk = stable_order(chunk, n_chunks)
     chunk_offsets = offsets_of(np.bincount(chunk, minlength=n_chunks))
     ends = np.cumsum(int_bincount(chunk, lengths, n_chunks))
     item_parts = [np.zeros(0, dtype=np.int32)]
