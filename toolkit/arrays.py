@@ -50,7 +50,19 @@ def sort_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
 
 
 def unique_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
-    """The distinct values of an integer array, ascending (``runs``: as for :func:`sort_int`)."""
+    """The distinct values of an integer array, ascending, in its dtype: marked
+    in a table of one byte per value between the smallest and the largest when
+    that table is small enough (:data:`DENSE_LOOKUP_CELLS`, at most
+    :data:`DENSE_LOOKUP_PER_VALUE` cells per value; no sort), else sorted
+    (``runs``: as for :func:`sort_int`)."""
+    values = np.asarray(values)
+    if len(values):
+        low = int(values.min())
+        cells = int(values.max()) - low + 1
+        if cells <= min(DENSE_LOOKUP_CELLS, DENSE_LOOKUP_PER_VALUE * len(values)):
+            marked = np.zeros(cells, dtype=bool)
+            marked[values - low] = True
+            return (np.flatnonzero(marked) + low).astype(values.dtype, copy=False)
     ordered = sort_int(values, runs)
     return ordered[run_starts(ordered)]
 
@@ -84,9 +96,10 @@ def search_sorted(table: np.ndarray, keys: np.ndarray, side: Literal["left", "ri
 
 
 DENSE_LOOKUP_CELLS = 1 << 24
-""":func:`in_sorted` marks the table's values in a table of one byte per value
-between its smallest and largest while there are at most this many, and at
-most :data:`DENSE_LOOKUP_PER_VALUE` per value looked up or marked."""
+""":func:`in_sorted` (and :func:`unique_int`) marks the table's values in a
+table of one byte per value between its smallest and largest while there are
+at most this many, and at most :data:`DENSE_LOOKUP_PER_VALUE` per value looked
+up or marked."""
 
 DENSE_LOOKUP_PER_VALUE = 64
 

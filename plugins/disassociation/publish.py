@@ -168,7 +168,7 @@ def project(
     each record is read once, however many joint clusters hold it. The hits
     are sorted by (chunk, record); entries taken by ascending rank leave each
     sub-record's items ascending."""
-    entries = entries[np.argsort(rank[entries[:, 2]], kind="stable")]
+    entries = entries[stable_order(rank[entries[:, 2]], len(rank))]
     n_pos = max(len(clusters), 1)
     sizes = np.fromiter((len(clusters[c]) for c in layout.order.tolist()), dtype=np.int64, count=len(clusters))
     bounds = np.r_[0, np.cumsum(sizes)]
