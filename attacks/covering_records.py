@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from privtool.arrays import concat_ranges
+from privtool.arrays import concat_ranges, lookup_sorted
 
 DENSE_ENTRIES = 1 << 25
 """Largest class matrix (records x classes) counted with dense BLAS."""
@@ -113,12 +113,10 @@ class CoveringRecordCounter:
         if self.dense is not None:
             return self.dense[a, b]
         keys = a * self.n_classes + b
-        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        return (
-            np.where(self.keys[at] == keys, self.values[at], 0)
-            if len(self.keys)
-            else np.zeros(len(keys), dtype=np.int64)
-        )
+        if not len(self.keys):
+            return np.zeros(len(keys), dtype=np.int64)
+        at, found = lookup_sorted(self.keys, keys)
+        return np.where(found, self.values[at], 0)
 
     def many(self, queries: Sequence[Sequence[str]]) -> list[int]:
         """The count of each query (a non-empty sequence of item labels), in order."""

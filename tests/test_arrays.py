@@ -41,7 +41,11 @@ def test_sort_int_sorts_in_the_input_dtype(values: list[int], dtype: type) -> No
     out = sort_int(array)
     assert out.dtype == array.dtype
     assert out.tolist() == sorted(array.tolist())
-    assert unique_int(array).tolist() == sorted(set(array.tolist()))
+    assert sort_int(array, runs=True).tolist() == out.tolist()
+    for runs in (False, True):  # by byte table when the values span few integers, else by sorting
+        distinct = unique_int(array, runs)
+        assert distinct.dtype == array.dtype
+        assert distinct.tolist() == sorted(set(array.tolist()))
 
 
 @given(ints, ints, st.booleans(), st.sampled_from([0, 1 << 24]), st.sampled_from([np.int64, np.uint64]))

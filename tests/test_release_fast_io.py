@@ -9,6 +9,7 @@ reading the validating way, and the fast writer gives the same bytes."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -284,7 +285,7 @@ ODD_VALUES = st.sampled_from(
         *("", "a", "0", "c0", "c1", "j0", 0, 1, 2, -1, 2**31, 1.5, True, None),
         *([], [""], ["a", "a"], ["c0"], [[]], {}, {"a": 1}),
     ]
-)
+).map(copy.deepcopy)  # a fresh copy per draw: changed_object edits what it inserted (a shared {} once held itself)
 
 
 def other_layout(obj: object, how: int) -> bytes:

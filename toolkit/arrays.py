@@ -27,22 +27,43 @@ def run_starts(sorted_values: np.ndarray) -> np.ndarray:
     """Positions where a new run of equal values starts in a sorted 1-D array."""
     if len(sorted_values) == 0:
         return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    first = np.ones(len(sorted_values), dtype=bool)  # not np.r_, which costs tens of microseconds a call
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=first[1:])
+    return np.flatnonzero(first)
 
 
-def sort_int(values: np.ndarray) -> np.ndarray:
+def sort_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
     """The values of an integer array, ascending, in its dtype: sorted as
     uint32 when they are non-negative and fit it (numpy sorts 32-bit ints
-    about twice as fast as 64-bit ones)."""
+    about twice as fast as 64-bit ones).
+
+    ``runs``: the values come mostly in ascending runs, as keys ``group * span
+    + x`` listed group by group do; numpy's stable sort (a merge of the runs it
+    finds) then takes a half to a tenth of the time of its default sort, which
+    is twice as fast on values in random order (bms-webview-2's REFINE keys,
+    176,000 of them: 2.9 against 5.9 ms)."""
     values = np.asarray(values)
+    kind: Literal["stable"] | None = "stable" if runs else None
     if values.dtype.itemsize > 4 and len(values) and int(values.min()) >= 0 and int(values.max()) < 1 << 32:
-        return np.sort(values.astype(np.uint32)).astype(values.dtype)
-    return np.sort(values)
+        return np.sort(values.astype(np.uint32), kind=kind).astype(values.dtype)
+    return np.sort(values, kind=kind)
 
 
-def unique_int(values: np.ndarray) -> np.ndarray:
-    """The distinct values of an integer array, ascending."""
-    ordered = sort_int(values)  # equal values are equal: no need for a stable sort
+def unique_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
+    """The distinct values of an integer array, ascending, in its dtype: marked
+    in a table of one byte per value between the smallest and the largest when
+    that table is small enough (:data:`DENSE_LOOKUP_CELLS`, at most
+    :data:`DENSE_LOOKUP_PER_VALUE` cells per value; no sort), else sorted
+    (``runs``: as for :func:`sort_int`)."""
+    values = np.asarray(values)
+    if len(values):
+        low = int(values.min())
+        cells = int(values.max()) - low + 1
+        if cells <= min(DENSE_LOOKUP_CELLS, DENSE_LOOKUP_PER_VALUE * len(values)):
+            marked = np.zeros(cells, dtype=bool)
+            marked[values - low] = True
+            return (np.flatnonzero(marked) + low).astype(values.dtype, copy=False)
+    ordered = sort_int(values, runs)
     return ordered[run_starts(ordered)]
 
 
@@ -75,9 +96,10 @@ def search_sorted(table: np.ndarray, keys: np.ndarray, side: Literal["left", "ri
 
 
 DENSE_LOOKUP_CELLS = 1 << 24
-""":func:`in_sorted` marks the table's values in a table of one byte per value
-between its smallest and largest while there are at most this many, and at
-most :data:`DENSE_LOOKUP_PER_VALUE` per value looked up or marked."""
+""":func:`in_sorted` (and :func:`unique_int`) marks the table's values in a
+table of one byte per value between its smallest and largest while there are
+at most this many, and at most :data:`DENSE_LOOKUP_PER_VALUE` per value looked
+up or marked."""
 
 DENSE_LOOKUP_PER_VALUE = 64
 
@@ -222,9 +244,12 @@ def int_bincount(index: np.ndarray, weights: np.ndarray, minlength: int = 0) -> 
 
 
 def stable_order(values: np.ndarray, bound: int) -> np.ndarray:
-    """The stable argsort of non-negative ints below ``bound`` (a radix sort
-    when they fit 16 bits)."""
-    return np.argsort(values.astype(np.uint16) if bound <= 1 << 16 else values, kind="stable")
+    """The stable argsort of non-negative ints below ``bound``: a radix sort
+    when they fit 16 bits, as uint32 when they fit 32 (numpy's stable argsort
+    of 32-bit ints takes about half the time of 64-bit ones)."""
+    if bound <= 1 << 16:
+        return np.argsort(values.astype(np.uint16), kind="stable")
+    return np.argsort(values.astype(np.uint32) if bound <= 1 << 32 else values, kind="stable")
 
 
 def lexicographic_order(lead: np.ndarray, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -249,22 +274,26 @@ def lexicographic_order(lead: np.ndarray, items: np.ndarray, offsets: np.ndarray
         return np.where(inside, items[np.where(inside, starts[rows] + depth, 0)] if len(items) else -1, -1)
 
     lead = np.asarray(lead, dtype=np.int64)
-    order = np.argsort(lead, kind="stable")
+    order = stable_order(lead, (int(lead.max()) + 1) if n else 0)
     key = lead[order]
     # the positions of ``order`` still tied with a neighbour, and each one's tied group (first position)
     tied = np.arange(n, dtype=np.int64)
     depth = 0
     while len(tied) > 1:
         same = key[1:] == key[:-1]
-        in_group = np.r_[False, same] | np.r_[same, False]
+        in_group = np.zeros(len(key), dtype=bool)
+        in_group[1:] = same
+        in_group[:-1] |= same
         tied, key = tied[in_group], key[in_group]
         if not len(tied):
             break
-        group = np.maximum.accumulate(np.where(np.r_[True, key[1:] != key[:-1]], np.arange(len(tied)), 0))
+        first = np.ones(len(key), dtype=bool)
+        np.not_equal(key[1:], key[:-1], out=first[1:])
+        group = np.maximum.accumulate(np.where(first, np.arange(len(tied)), 0))
         col = column(order[tied], depth)
         # rows that ended tie with the others that ended (equal rows): their group is settled
         live = col >= 0
-        sub = np.argsort(group * base + (col + 1), kind="stable")
+        sub = stable_order(group * base + (col + 1), len(tied) * base)
         order[tied] = order[tied][sub]
         tied, group, col, live = tied, group[sub], col[sub], live[sub]
         tied, key = tied[live], (group * base + col + 1)[live]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .arrays import unique_int
 from .context import Context, SeedSplitter
 from .dataset import Dataset
 
@@ -131,7 +132,7 @@ def cluster_units(dataset: Dataset, clusters: list[np.ndarray], unit_occurrences
     items = dataset.subset(order).items
     cluster_occ = np.add.reduceat(record_sizes, np.r_[0, np.cumsum(cluster_sizes)[:-1]])
     ends = np.cumsum(cluster_occ)
-    cuts = np.unique(np.searchsorted(ends, np.arange(unit_occurrences, ends[-1], unit_occurrences), side="right"))
+    cuts = unique_int(np.searchsorted(ends, np.arange(unit_occurrences, ends[-1], unit_occurrences), side="right"))
     cluster_cuts = [0, *cuts.tolist(), len(clusters)]
     record_cuts = np.r_[0, np.cumsum(cluster_sizes)]
     occ_cuts = np.r_[0, ends]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import unique_int
+from .arrays import sort_int, unique_int
 from .chain import ChunkedCluster, ClusterBatch, Disassociation, JointPlan, Partitioning
 from .claims import ADVERSARIES, WP29_CRITERIA, Claim
 from .components import KINDS, LazyComponent, Outcome, Stage
@@ -219,9 +219,9 @@ def _chunks_hold_the_terms(batch: ClusterBatch, result: list[Any]) -> bool:
         terms = np.fromiter(flat, dtype=np.int64, count=sum(sizes))
     except OverflowError:
         return False
-    placed = np.sort(np.repeat(np.arange(len(result), dtype=np.int64), sizes) * span + terms)
+    placed = sort_int(np.repeat(np.arange(len(result), dtype=np.int64), sizes) * span + terms, runs=True)
     record_cluster = np.repeat(np.arange(len(batch), dtype=np.int64), batch.cluster_sizes)
-    held = unique_int(np.repeat(record_cluster, batch.record_sizes) * span + batch.items)
+    held = unique_int(np.repeat(record_cluster, batch.record_sizes) * span + batch.items, runs=True)
     return bool(((terms >= 0) & (terms < span)).all() and np.array_equal(placed, held))
 
 

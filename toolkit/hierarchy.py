@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arrays import offsets_of, pair_key, unique_int
+from .arrays import lookup_sorted, offsets_of, pair_key, unique_int
 from .atomic import write_bytes_atomic
 from .dataset import Dataset, label_sort_key
 from .errors import InputError, ParameterError, line_at
@@ -202,12 +202,12 @@ class Hierarchy:
         docs/formats.md). Vectorised: one sorted probe per depth."""
         present = unique_int(pair_key(set_ids, set_nodes))
         cover = np.full(len(query_nodes), -1, dtype=np.int64)
+        if not len(present):
+            return cover
         for d in range(self.max_depth, -1, -1):
             anc = self.ancestor_at[d, query_nodes]
-            probe = pair_key(query_sets, np.maximum(anc, 0))
-            pos = np.minimum(np.searchsorted(present, probe), max(len(present) - 1, 0))
-            hit = (anc >= 0) & (cover < 0) & (len(present) > 0)
-            hit[hit] = present[pos[hit]] == probe[hit]
+            _, found = lookup_sorted(present, pair_key(query_sets, np.maximum(anc, 0)))
+            hit = (anc >= 0) & (cover < 0) & found
             cover[hit] = anc[hit]
         return cover
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, pairwise
+from itertools import chain, pairwise, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -123,7 +123,8 @@ class ReleaseArrays:
         -1 for an id no cluster has (only an in-memory release can hold one:
         reading refuses it)."""
         position = {cid: i for i, cid in enumerate(self.cluster_ids)}
-        members = frozen([position.get(m, -1) for ms in self.joint_members for m in ms], np.int32)
+        flat = list(chain.from_iterable(self.joint_members))
+        members = frozen(list(map(position.get, flat, repeat(-1, len(flat)))), np.int32)
         return members, offsets_of(map(len, self.joint_members))
 
     # ------------------------------------------------------------- nested form

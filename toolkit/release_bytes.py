@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .arrays import concat_ranges, offsets_of, run_starts
+from .arrays import concat_ranges, offsets_of, run_starts, unique_int
 from .release_arrays import (
     SLICE,
     Ints,
@@ -453,7 +453,8 @@ def canonical_bytes(envelope_text: str, kind: str, arrays: ReleaseArrays, hierar
     if n:
         out[cluster_at] = pieces.joined(b',{"id":', *ids, b',"size":') + np.arange(n)
         out[cluster_at[0]] = pieces.add(b'{"id":' + ids[0][0] + b',"size":')
-        sizes, size_of = np.unique(arrays.cluster_sizes, return_inverse=True)
+        sizes = unique_int(arrays.cluster_sizes)
+        size_of = np.searchsorted(sizes, arrays.cluster_sizes)
         size_text = [str(size).encode() for size in sizes.tolist()]
         lengths = np.array([len(text) for text in size_text], dtype=np.int64)
         out[cluster_at + 1] = pieces.joined(b"", size_text, lengths, b',"record_chunks":[') + size_of.reshape(-1)

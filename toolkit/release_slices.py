@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from .arrays import unique_int
 from .dataset import label_sort_key
 from .release import FORMAT, json_text
 from .release_arrays import ReleaseArrays, frozen
@@ -111,7 +112,7 @@ def joint_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays | None:
     named = members[member_offsets[a] : member_offsets[b]]
     if np.any(named < 0):
         return None
-    stubs = np.unique(named)
+    stubs = unique_int(named)
     n = arrays.n_clusters
     items, rows, chunks, owners = _chunks_of(arrays, n + a, n + b)
     return ReleaseArrays(

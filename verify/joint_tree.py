@@ -88,7 +88,7 @@ def laminar_parents(arrays: ReleaseArrays) -> dict[str, str] | None:
     if len(members) == 0 or int(members.min()) < 0:
         return None
     joint = np.repeat(np.arange(n_joints, dtype=np.int64), np.diff(offsets))
-    pairs = unique_int(joint * n_clusters + members.astype(np.int64))  # a cluster listed twice counts once
+    pairs = unique_int(joint * n_clusters + members.astype(np.int64), runs=True)  # a cluster listed twice counts once
     joint, cluster = np.divmod(pairs, n_clusters)
     width = np.bincount(joint, minlength=n_joints)
     if np.any(width == 0):

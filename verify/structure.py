@@ -258,7 +258,7 @@ def domains_disjoint(arrays: ReleaseArrays, parent: Mapping[str, str]) -> bool:
     span = len(arrays.labels) + 1
     item_chunk = np.repeat(np.repeat(np.arange(n_chunks, dtype=np.int64), arrays.chunk_rows), arrays.row_lengths)
     term_chunk = n_chunks + np.repeat(np.arange(n_clusters, dtype=np.int64), np.diff(arrays.term_offsets))
-    pairs = unique_int(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items])
+    pairs = unique_int(np.r_[item_chunk, term_chunk] * span + np.r_[arrays.items, arrays.term_items], runs=True)
     chunk, item = np.divmod(pairs, span)
     owner = np.where(chunk < n_chunks, 0, chunk - n_chunks)  # a term chunk's cluster
     inside = chunk < n_chunks

@@ -42,9 +42,11 @@ Choices where the papers are silent or contradict themselves (all documented in
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from privtool.arrays import offsets_of, stable_order
+from privtool.arrays import offsets_of, sort_int, stable_order
 from privtool.components import Partitioning
 from privtool.dataset import Dataset
 
@@ -78,9 +80,9 @@ class _Part:
 def items_of(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
     """The item ids of the records ``rows``, concatenated in that order."""
     sizes = dataset.sizes[rows]
-    ends = np.cumsum(sizes)
+    ends = sizes.cumsum()  # array methods: this runs once per carve, and numpy's functions add a call each
     total = int(ends[-1]) if len(ends) else 0
-    return dataset.items[np.arange(total, dtype=np.int64) + np.repeat(dataset.indptr[rows] - (ends - sizes), sizes)]
+    return dataset.items[np.arange(total, dtype=np.int64) + (dataset.indptr[rows] - (ends - sizes)).repeat(sizes)]
 
 
 def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -108,7 +110,7 @@ class _Splitter:
 
     def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
         """Term supports in ``rows``, zero on ``ignore``."""
-        counts = np.bincount(items_of(self.dataset, rows), minlength=self.dataset.n_items).astype(np.int64)
+        counts = np.bincount(items_of(self.dataset, rows), minlength=self.dataset.n_items).astype(np.int64, copy=False)
         if ignore:
             counts[list(ignore)] = 0
         return counts
@@ -159,6 +161,17 @@ class _Splitter:
         return taken, counts
 
 
+def sorted_clusters(saved: list[np.ndarray], n_records: int) -> list[np.ndarray]:
+    """Each cluster's record positions in ascending order: one sort of
+    ``cluster * n_records + row`` over all of them instead of one per cluster."""
+    if not saved:
+        return []
+    sizes = np.fromiter(map(len, saved), dtype=np.int64, count=len(saved))
+    keys = np.repeat(np.arange(len(saved), dtype=np.int64) * n_records, sizes) + np.concatenate(saved)
+    rows = sort_int(keys, runs=True) % n_records
+    return [rows[a:b] for a, b in itertools.pairwise(offsets_of(sizes).tolist())]  # np.split: 8x the time
+
+
 def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) -> Partitioning:
     """Partition the records of ``dataset`` with ``strategy`` (one of :data:`STRATEGIES`).
 
@@ -205,7 +218,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
         part = stack.pop()
         final = True
         while part.size > max_cluster_size and len(part.counts):
-            term = int(np.argmax(part.counts))
+            term = int(part.counts.argmax())
             support = int(part.counts[term])
             if support == 0:
                 break
@@ -243,7 +256,7 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
                 saved[-1] = np.concatenate([saved[-1], rest])
             else:
                 saved.append(rest)
-    clusters = [np.sort(rows) for rows in saved]
+    clusters = sorted_clusters(saved, dataset.n_records)
     gone = np.sort(np.concatenate(suppressed)) if suppressed else np.zeros(0, dtype=np.int64)
     notes: dict[str, int] = {"remaining_list_rounds": rounds} if strategy == "remaining-list" else {}
     if strategy in ("horpart", "adding"):

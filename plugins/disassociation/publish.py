@@ -115,7 +115,7 @@ def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
     sizes = np.fromiter(map(len, joint_members), dtype=np.int64, count=n_joints)
     clusters = np.fromiter(chain.from_iterable(joint_members), dtype=np.int64, count=int(sizes.sum()))
     joints = np.repeat(np.arange(n_joints, dtype=np.int64), sizes)
-    pairs = unique_int(joints * max(n_clusters, 1) + clusters)  # a cluster listed twice counts once
+    pairs = unique_int(joints * max(n_clusters, 1) + clusters, runs=True)  # a cluster listed twice counts once
     joints, clusters = np.divmod(pairs, max(n_clusters, 1))
     width = np.bincount(joints, minlength=n_joints)
     outer = np.lexsort((-np.arange(n_joints), -width))  # outermost first
@@ -140,9 +140,10 @@ def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
 def _domain_table(domains: list[list[tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every term of every domain as ``(owner, term, chunk)``: owner ``g`` of
     ``domains[g]``, chunks numbered in order across the owners."""
-    sizes = [len(domain) for owned in domains for domain in owned]
-    owner = np.repeat(np.arange(len(domains), dtype=np.int64), [len(owned) for owned in domains])
-    terms = np.fromiter((t for owned in domains for domain in owned for t in domain), dtype=np.int64, count=sum(sizes))
+    flat = list(chain.from_iterable(domains))
+    sizes = list(map(len, flat))
+    owner = np.repeat(np.arange(len(domains), dtype=np.int64), list(map(len, domains)))
+    terms = np.fromiter(chain.from_iterable(flat), dtype=np.int64, count=sum(sizes))
     chunk = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     return owner[chunk], terms, chunk
 
@@ -167,7 +168,7 @@ def project(
     each record is read once, however many joint clusters hold it. The hits
     are sorted by (chunk, record); entries taken by ascending rank leave each
     sub-record's items ascending."""
-    entries = entries[np.argsort(rank[entries[:, 2]], kind="stable")]
+    entries = entries[stable_order(rank[entries[:, 2]], len(rank))]
     n_pos = max(len(clusters), 1)
     sizes = np.fromiter((len(clusters[c]) for c in layout.order.tolist()), dtype=np.int64, count=len(clusters))
     bounds = np.r_[0, np.cumsum(sizes)]
@@ -188,7 +189,7 @@ def project(
         count = search_sorted(keys, here[:, 2] * n_pos + hi) - begin
         hits = by_term[concat_ranges(begin, count)]
         chunk = np.repeat(here[:, 3], count)
-        order = np.argsort(chunk * len(rows) + local[hits], kind="stable")
+        order = stable_order(chunk * len(rows) + local[hits], (int(chunk.max(initial=0)) + 1) * len(rows))
         chunk, hits = chunk[order], hits[order]
         row_key = chunk * len(rows) + local[hits]
         starts = run_starts(row_key)

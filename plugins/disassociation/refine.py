@@ -30,7 +30,16 @@ import itertools
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, in_sorted, lexicographic_order, search_sorted, sort_int, unique_int
+from privtool.arrays import (
+    concat_ranges,
+    in_sorted,
+    lexicographic_order,
+    run_starts,
+    search_sorted,
+    sort_int,
+    stable_order,
+    unique_int,
+)
 from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
@@ -46,11 +55,6 @@ RESIDUAL_BATCH_OCCURRENCES = 1_000_000
 
 SHARED_BATCH_OCCURRENCES = 1_000_000
 """Lifted occurrences per vectorised pass of :func:`.verpart.cluster_terms` over joint clusters."""
-
-
-def _run_starts(keys: np.ndarray) -> np.ndarray:
-    """Where each run of equal values of the sorted ``keys`` starts."""
-    return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
 
 
 def _residual_supports(
@@ -77,8 +81,8 @@ def _residual_supports(
         record_cluster = np.repeat(np.arange(lo, hi, dtype=np.int64), cluster_sizes[lo:hi])
         batch = record_cluster[local] * span + items
         wanted = term_keys[np.searchsorted(term_keys, lo * span) : np.searchsorted(term_keys, hi * span)]
-        batch = sort_int(batch[in_sorted(wanted, batch)])
-        starts = _run_starts(batch)
+        batch = sort_int(batch[in_sorted(wanted, batch)], runs=True)
+        starts = run_starts(batch)
         keys.append(batch[starts])
         counts.append(np.diff(np.r_[starts, len(batch)]).astype(np.int64))
         lo = hi
@@ -103,11 +107,13 @@ class _Groups:
         term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
             itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
         )
-        self.res_keys, self.res_count = _residual_supports(dataset, clusters, sort_int(term_keys), self.span)
+        self.res_keys, self.res_count = _residual_supports(dataset, clusters, sort_int(term_keys, runs=True), self.span)
         sizes = [sum(map(len, c.record_chunks)) for c in chunks]
         flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
         terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
-        self.blk_keys = sort_int(np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms)
+        self.blk_keys = sort_int(
+            np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms, runs=True
+        )
         self.keep_only(np.arange(len(clusters), dtype=np.int64))
 
     def keep_only(self, groups: np.ndarray) -> None:
@@ -148,9 +154,9 @@ class _Groups:
 
     def add(self, res_keys: np.ndarray, res_count: np.ndarray, blk_keys: np.ndarray) -> None:
         """Append the tables of new groups (keys above every existing one)."""
-        self.res_keys = np.r_[self.res_keys, res_keys]
-        self.res_count = np.r_[self.res_count, res_count]
-        self.blk_keys = np.r_[self.blk_keys, blk_keys]
+        self.res_keys = np.concatenate((self.res_keys, res_keys))
+        self.res_count = np.concatenate((self.res_count, res_count))
+        self.blk_keys = np.concatenate((self.blk_keys, blk_keys))
 
 
 class _Runs:
@@ -158,12 +164,12 @@ class _Runs:
 
     def __init__(self, keys: np.ndarray, span: int, n_groups: int) -> None:
         self.owner, self.term = np.divmod(keys, span)
-        starts = _run_starts(self.owner)
+        starts = run_starts(self.owner)
         self.start = np.zeros(n_groups, dtype=np.int64)
         self.size = np.zeros(n_groups, dtype=np.int64)
         self.start[self.owner[starts]] = starts
         self.size[self.owner[starts]] = np.diff(np.r_[starts, len(keys)])
-        self.small_terms = span <= 1 << 16
+        self.span = span
 
     def by_position(self, ordered: np.ndarray) -> np.ndarray:
         """Indexes of the entries of the groups ``ordered``, group by group in
@@ -173,10 +179,8 @@ class _Runs:
         return np.repeat(shift, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
 
     def by_term(self, entries: np.ndarray) -> np.ndarray:
-        """``entries`` reordered by term, keeping their order within a term (a
-        radix sort when the terms fit 16 bits)."""
-        term = self.term[entries]
-        return entries[np.argsort(term.astype(np.uint16) if self.small_terms else term, kind="stable")]
+        """``entries`` reordered by term, keeping their order within a term."""
+        return entries[stable_order(self.term[entries], self.span)]
 
 
 class _Pass:
@@ -343,7 +347,7 @@ def _projected_chunks(
     layout = cluster_layout(len(clusters), simple_members(plans))
     identity = np.arange(dataset.n_items, dtype=np.int64)
     row_joint, items, offsets = project(dataset, identity, clusters, layout, layout.joint_entries(joint, term, joint))
-    by_joint = np.argsort(row_joint, kind="stable")
+    by_joint = stable_order(row_joint, len(plans))
     record_sizes = np.diff(offsets)[by_joint]
     term = items[concat_ranges(offsets[:-1][by_joint], record_sizes)]
     row_bounds = np.searchsorted(row_joint[by_joint], np.arange(len(plans) + 1))
@@ -379,7 +383,7 @@ def refine(
     span = groups.span
     plans: list[JointPlan] = []
     lifted: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]  # keys joint * span + term, ascending
-    active = unique_int(groups.res_keys // span)
+    active = unique_int(groups.res_keys // span, runs=True)
     while len(active) > 1:
         groups.keep_only(active)
         active = groups.joinable(active, k)
@@ -456,11 +460,11 @@ def _join(
         return j >= 0, j[j >= 0] * span + term[j >= 0]
 
     inside, res_keys = of_windows(groups.res_keys)
-    by_key = np.argsort(res_keys, kind="stable")  # runs: each group's terms ascend
+    by_key = stable_order(res_keys, len(starts) * span)  # runs: each group's terms ascend
     res_keys, res_count = res_keys[by_key], groups.res_count[inside][by_key]
-    firsts = _run_starts(res_keys)
+    firsts = run_starts(res_keys)
     res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
-    blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted])
+    blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted], runs=True)
     keep = ~in_sorted(blocked, res_keys, keys_sorted=True)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)

@@ -38,7 +38,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtool.arrays import concat_ranges, in_sorted, rank_in_runs, run_starts, search_sorted, sort_int, unique_int
+from privtool.arrays import (
+    concat_ranges,
+    in_sorted,
+    rank_in_runs,
+    run_starts,
+    search_sorted,
+    sort_int,
+    stable_order,
+    unique_int,
+)
 from privtool.chain import ChunkedCluster
 from privtool.context import SeedSplitter
 
@@ -66,7 +75,7 @@ def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np
     occ_row = np.repeat(local_row, record_sizes)
     span = int(items.max()) + 1 if len(items) else 1
     keys = occ_cluster * span + items
-    order = np.argsort(keys, kind="stable")  # within a key, rows stay ascending
+    order = stable_order(keys, n_clusters * span)  # within a key, rows stay ascending
     keys, occ_row = keys[order], occ_row[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
     supports = np.diff(np.r_[starts, len(keys)])
