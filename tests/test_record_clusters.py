@@ -45,7 +45,23 @@ def test_the_array_reads_back_as_json_loads_reads_it(values, after) -> None:
     assert data[end:] == (after + "}").encode()
 
 
-@given(st.sampled_from(["[1]", '["a" ]', "[nul]", '["a",]', "[,]", '["a"', "[true]", '[null,"a"', "[{}]"]))
+@given(
+    st.sampled_from(
+        [
+            "[1]",
+            '["a" ]',
+            "[nul]",
+            '["a",]',
+            "[,]",
+            '["a"',
+            "[true]",
+            '[null,"a"',
+            "[{}]",
+            '["a""b"]',
+            "[" + '"a"' * 300 + "]",
+        ]
+    )
+)
 def test_anything_but_strings_and_nulls_is_declined(text) -> None:
     assert parse_json_array(text.encode(), 0) is None
 

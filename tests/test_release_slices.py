@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from contextlib import closing
+from functools import partial
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,6 +25,7 @@ import privtool.release_slices as slices
 from privtool.context import Context
 from privtool.dataset import Dataset
 from privtool.errors import InputError
+from privtool.executors import ProcessExecutor
 from privtool.pipeline import run_method
 from privtool.registry import load_registry
 from privtool.release import Cluster, Release, json_text
@@ -94,6 +97,21 @@ def test_disassociation_releases_slice_to_the_same_content(
     assert got is not None
     assert got == whole_content(arrays)
     assert outcome.release_text.endswith("," + got + "}\n")
+
+
+def test_slices_through_a_process_pool_give_the_serial_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The slices are built as the map asks for them (:class:`~privtool.release_slices.Slices`)
+    and checked in worker processes: the same content as serially."""
+    records = [[(7 * r + i) % 13 for i in range(1 + r % 5)] for r in range(80)]
+    options = {"k": 2, "m": 2, "max_cluster_size": 4}
+    arrays = run_method(
+        load_registry(), Dataset.from_records(records), "disassociation", options, Context()
+    ).release.arrays
+    monkeypatch.setattr(slices, "SLICE_OCCURRENCES", 8)
+    assert len(slices.Slices(arrays)) >= 4
+    with closing(ProcessExecutor(2)) as pool:
+        got = slices.checked_content(arrays, partial(Context(executor=pool).map, description="checking"))
+    assert got is not None and got == slices.checked_content(arrays)
 
 
 def test_an_id_repeated_across_slices_is_declined(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,9 +113,12 @@ def parse_json_array(data: bytes, start: int) -> tuple[RecordClusters, int] | No
         return None
     quotes = quotes[quotes < end]
     opens, closes = quotes[0::2], quotes[1::2]
+    if np.any(closes[:-1] + 1 == opens[1:]):  # two strings without a comma between them
+        return None
     marks = np.zeros(end + 1, dtype=np.int8)
     marks[opens], marks[closes + 1] = 1, -1
-    quoted = np.cumsum(marks[:end]) > 0  # a string, its quotes included
+    # a string, its quotes included; the marks alternate, so the running sum is 0 or 1 (int8, not int64)
+    quoted = np.cumsum(marks[:end], dtype=np.int8) > 0
     if np.any(view[:end][quoted] < 0x20):
         return None
     skeleton = view[:end].copy()

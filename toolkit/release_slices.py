@@ -37,12 +37,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from .arrays import unique_int
 from .dataset import label_sort_key
+from .lazy_sequence import LazySequence
 from .release import FORMAT, json_text
 from .release_arrays import ReleaseArrays, frozen
 from .release_bytes import MAX_RECORDS, canonical_bytes, parse_canonical
@@ -56,8 +57,8 @@ _SLICE_ENVELOPE = json_text(
 )
 _HEAD = len(_SLICE_ENVELOPE.encode("utf-8")) - 1
 """Where a slice file's content starts (after its envelope's ``}`` turned into ``,``)."""
-_OPEN_CLUSTERS = b'"clusters":['
-_OPEN_JOINTS = b'],"joint_clusters":['
+_OPEN_CLUSTERS = '"clusters":['
+_OPEN_JOINTS = '],"joint_clusters":['
 
 
 def slice_bounds(occurrences: np.ndarray, limit: int) -> list[tuple[int, int]]:
@@ -177,23 +178,33 @@ Slice = tuple[bool, ReleaseArrays | None]
 joint clusters naming a member that is no cluster)."""
 
 
-def _slices(arrays: ReleaseArrays) -> Iterator[Slice]:
-    """``(is_joint, slice)`` for every slice of clusters, then of joint clusters."""
-    n = arrays.n_clusters
-    owner_rows = np.diff(arrays.row_offsets[arrays.chunk_offsets[arrays.owner_offsets]])
-    occurrences = owner_rows[:n] + np.diff(arrays.term_offsets)
-    for a, b in slice_bounds(occurrences, SLICE_OCCURRENCES):
-        yield False, cluster_slice(arrays, a, b)
-    for a, b in slice_bounds(owner_rows[n:], SLICE_OCCURRENCES):
-        yield True, joint_slice(arrays, a, b)
+class Slices(LazySequence[Slice]):
+    """Every slice of a release's arrays, clusters first, then joint clusters,
+    each built when asked for: a map holds only the slices in flight, not a
+    copy of every slice's offsets at once."""
+
+    def __init__(self, arrays: ReleaseArrays) -> None:
+        n = arrays.n_clusters
+        owner_rows = np.diff(arrays.row_offsets[arrays.chunk_offsets[arrays.owner_offsets]])
+        occurrences = owner_rows[:n] + np.diff(arrays.term_offsets)
+        self._arrays = arrays
+        self.bounds = [(False, a, b) for a, b in slice_bounds(occurrences, SLICE_OCCURRENCES)]
+        self.bounds += [(True, a, b) for a, b in slice_bounds(owner_rows[n:], SLICE_OCCURRENCES)]
+
+    def __len__(self) -> int:
+        return len(self.bounds)
+
+    def _build(self, index: int) -> Slice:
+        is_joint, a, b = self.bounds[index]
+        return is_joint, (joint_slice if is_joint else cluster_slice)(self._arrays, a, b)
 
 
-Mapper = Callable[[Callable[[Slice], bytes | None], list[Slice]], list[bytes | None]]
+Mapper = Callable[[Callable[[Slice], bytes | None], Sequence[Slice]], list[bytes | None]]
 """How :func:`checked_content` runs its slices: ``(fn, slices) -> results``
 in order (a :meth:`privtool.context.Context.map`, or :func:`serially`)."""
 
 
-def serially(fn: Callable[[Slice], bytes | None], items: list[Slice]) -> list[bytes | None]:
+def serially(fn: Callable[[Slice], bytes | None], items: Sequence[Slice]) -> list[bytes | None]:
     """The slices one after the other, in this process."""
     return [fn(item) for item in items]
 
@@ -215,7 +226,7 @@ def checked_slice(piece: Slice) -> bytes | None:
     if plain is not arrays:  # read back with stand-ins: the text with the labels themselves
         text = canonical_bytes(_SLICE_ENVELOPE, "disassociated", arrays, None)
     content = text[_HEAD:-2]  # "clusters":[...],"joint_clusters":[...]
-    middle = content.index(_OPEN_JOINTS)  # a key is the only string followed by ':'
+    middle = content.index(_OPEN_JOINTS.encode())  # a key is the only string followed by ':'
     return content[middle + len(_OPEN_JOINTS) : -1] if is_joint else content[len(_OPEN_CLUSTERS) : middle]
 
 
@@ -228,21 +239,20 @@ def checked_content(arrays: ReleaseArrays, run: Mapper = serially) -> str | None
     n_ids = len(set(arrays.cluster_ids) | set(arrays.joint_ids))
     if n_ids != arrays.n_clusters + arrays.n_joint_clusters or int(arrays.cluster_sizes.sum()) > MAX_RECORDS:
         return None
-    pieces = list(_slices(arrays))
+    pieces = Slices(arrays)
     texts = run(checked_slice, pieces)
-    listed: dict[bool, list[bytes]] = {False: [], True: []}  # the cluster texts, the joint cluster texts
-    for (is_joint, _), text in zip(pieces, texts, strict=True):
+    listed: dict[bool, list[str]] = {False: [], True: []}  # the cluster texts, the joint cluster texts
+    for at, (is_joint, _, _) in enumerate(pieces.bounds):
+        text = texts[at]
         if text is None:
             return None
-        listed[is_joint].append(text)
-    del pieces, texts
-    data = b"".join([_OPEN_CLUSTERS, *_separated(listed[False]), _OPEN_JOINTS, *_separated(listed[True]), b"]"])
-    del listed
-    return data.decode("utf-8")
+        texts[at] = None  # each slice's bytes go as its text is decoded: one full-size copy, the joined text
+        listed[is_joint].append(text.decode("utf-8"))
+    return "".join([_OPEN_CLUSTERS, *_separated(listed[False]), _OPEN_JOINTS, *_separated(listed[True]), "]"])
 
 
-def _separated(parts: list[bytes]) -> list[bytes]:
+def _separated(parts: list[str]) -> list[str]:
     """``parts`` with a comma between consecutive ones."""
-    out = [b","] * max(2 * len(parts) - 1, 0)
+    out = [","] * max(2 * len(parts) - 1, 0)
     out[0::2] = parts
     return out
