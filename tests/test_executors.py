@@ -8,9 +8,11 @@ from functools import partial
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from privtool.context import Context, SeedSplitter
-from privtool.executors import ProcessExecutor, SerialExecutor, make_executor
+from privtool.executors import ProcessExecutor, SerialExecutor, batches, make_executor
 
 
 def _draw(seeds: SeedSplitter, unit: int) -> list[float]:
@@ -53,3 +55,21 @@ def test_results_keep_input_order() -> None:
     finally:
         executor.close()
     assert out == [float(i) for i in range(50)]
+
+
+@given(
+    st.lists(st.one_of(st.integers(0, 9), st.integers(0, 40).map(lambda n: np.zeros(n, dtype=np.uint8)))),
+    st.integers(1, 5),
+    st.integers(1, 60),
+)
+def test_batches_bound_items_and_stated_bytes(items, size, most_bytes) -> None:
+    """In order, at most ``size`` items and ``most_bytes`` stated bytes a batch
+    (or one item alone), and each batch as long as those bounds allow."""
+    cut = list(batches(items, size, most_bytes))
+    assert [id(x) for batch in cut for x in batch] == [id(x) for x in items]
+    stated = [[getattr(x, "nbytes", 0) for x in batch] for batch in cut]
+    for weights, following in zip(stated, [*(s[0] for s in stated[1:]), None], strict=False):
+        assert 1 <= len(weights) <= size
+        assert len(weights) == 1 or sum(weights) <= most_bytes
+        if following is not None:
+            assert len(weights) == size or sum(weights) + following > most_bytes

@@ -35,7 +35,7 @@ def both(release, original, trail):
     few occurrences, which must agree) and the per-cluster check's."""
     fast = outcome_of(lambda: check_disassociated_content(release, original, trail))
     with (
-        mock.patch.object(faithfulness, "units", lambda occurrences: faithful_units.units(occurrences, most=4)),
+        mock.patch.object(faithful_units, "UNIT_OCCURRENCES", 4),
         mock.patch.object(faithful_units, "SLAB_OCCURRENCES", 3),
     ):
         small = outcome_of(lambda: check_disassociated_content(release, original, trail))
@@ -229,3 +229,32 @@ def test_partial_suppression_is_checked_on_arrays(records, k, kind, pick) -> Non
     slow = outcome_of(lambda: check_disassociated_content(release, original, trail, fast=False))
     assert slow[0] == "count"
     assert units_alone(release, original, trail) == slow
+
+
+@st.composite
+def forests(draw):
+    """``owner_parent`` of a random forest: clusters ``0..n-1`` then joint
+    clusters, each joint cluster's parent a later joint cluster or none."""
+    n_clusters, n_joints = draw(st.integers(0, 30)), draw(st.integers(0, 8))
+    joints = range(n_clusters, n_clusters + n_joints)
+    joint_parent = [draw(st.sampled_from([-1, *joints[j + 1 :]])) for j in range(n_joints)]
+    cluster_parent = [draw(st.sampled_from([-1, *joints])) for _ in range(n_clusters)]
+    return np.array(cluster_parent + joint_parent, dtype=np.int64), n_clusters
+
+
+@settings(max_examples=200, deadline=None)
+@given(forests())
+def test_tree_order_keeps_the_clusters_under_each_joint_cluster_together(forest) -> None:
+    owner_parent, n_clusters = forest
+    order = faithful_units.tree_order(owner_parent, n_clusters)
+    assert sorted(order.tolist()) == list(range(n_clusters))
+    place = {c: i for i, c in enumerate(order.tolist())}
+    for joint in range(n_clusters, len(owner_parent)):
+        under = []
+        for c in range(n_clusters):
+            up = owner_parent[c]
+            while up >= 0 and up != joint:
+                up = owner_parent[up]
+            if up == joint:
+                under.append(place[c])
+        assert not under or max(under) - min(under) == len(under) - 1

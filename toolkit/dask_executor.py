@@ -7,15 +7,16 @@ processes on this machine and stops it on :meth:`close`. Like every executor,
 :meth:`imap` returns results in input order, so a release made here is
 byte-identical to the serial one.
 
-Items travel in batches (:func:`privtool.executors.batch_size`), one Dask task
-per batch, and at most :data:`IN_FLIGHT_PER_WORKER` batches per worker are
-submitted ahead of the one being consumed. A task costs the scheduler about a
+Items travel in batches (:func:`privtool.executors.batch_size` items, and at
+most :data:`privtool.executors.BATCH_BYTES` of the payload they state,
+:func:`privtool.executors.batches`), one Dask task per batch, and at most
+:data:`IN_FLIGHT_PER_WORKER` batches per worker are submitted ahead of the one
+being consumed. A task costs the scheduler about a
 millisecond, so one task per chunk made cheap checks (cover-freedom of 64k
 chunks) take minutes; and submitting every unit at once kept every unit and its
 result in the client's memory for the whole map.
 
-The mapped function (often a partial carrying large numpy arrays, such as
-faithfulness's :class:`privtool.verifiers.faithful_units.ContentArrays`) goes
+The mapped function (possibly a partial carrying large numpy arrays) goes
 to the cluster once, not with each batch (:func:`shared_on_cluster`). Dask's
 comm layer holds a copy of whatever it sends while sending it, so the function's
 arrays are sent one buffer at a time: the driver's peak grows by the largest
@@ -59,7 +60,7 @@ import numpy as np
 
 from .arrays import offsets_of
 from .errors import ParameterError, UserError
-from .executors import batch_size
+from .executors import batch_size, batches
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -197,9 +198,7 @@ class DaskExecutor:
         return len(self._client.scheduler_info().get("workers", {})) or (self._requested or 1)
 
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-        size = batch_size(len(items), self.workers)
-        batches = (items[start : start + size] for start in range(0, len(items), size))
-        return self._ordered(fn, batches)
+        return self._ordered(fn, batches(items, batch_size(len(items), self.workers)))
 
     def _ordered(self, fn: Callable[[T], R], batches: Iterator[Sequence[T]]) -> Iterator[R]:
         """Results batch by batch in input order, with a bounded window of batches in flight."""

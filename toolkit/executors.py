@@ -28,6 +28,32 @@ def batch_size(n_items: int, workers: int) -> int:
     return max(1, min(256, n_items // (8 * max(1, workers))))
 
 
+BATCH_BYTES = 1 << 24
+"""Most bytes of stated payload (:func:`batches`) in one batch: a task's
+arguments stay well under glibc's 32 MiB mmap ceiling however large the data,
+while :func:`batch_size` alone would put a fixed fraction of the items, and so
+of the data, in each batch."""
+
+
+def batches(items: Sequence[T], size: int, most_bytes: int = BATCH_BYTES) -> Iterator[list[T]]:
+    """``items`` in order, in consecutive lists of at most ``size`` items that
+    hold at most ``most_bytes`` of the ``nbytes`` their items state (a payload
+    of arrays, such as a numpy array; an item without ``nbytes`` counts 0), or
+    one item alone when it states more. Items are taken one at a time, so a
+    lazy sequence builds only the batch at hand."""
+    batch: list[T] = []
+    held = 0
+    for item in items:
+        weight = int(getattr(item, "nbytes", 0))
+        if batch and (len(batch) == size or held + weight > most_bytes):
+            yield batch
+            batch, held = [], 0
+        batch.append(item)
+        held += weight
+    if batch:
+        yield batch
+
+
 class Executor(Protocol):
     """Runs ``fn`` over items, yielding results in input order."""
 

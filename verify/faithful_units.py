@@ -1,17 +1,21 @@
 """Faithfulness's content check on arrays, in units of clusters for the executors
 (issue 20: no Python object per item occurrence, and the check off the driver).
 
-:class:`ContentArrays` holds, once, everything the check needs as numpy arrays:
-the release's CSR (codes only), the original records in the release's codes
-(the trail's removed occurrences left out, labels the release never publishes
-as -1) grouped by cluster through the trail, and the trail's ghost
-sub-records. A unit is a plain range of clusters (:func:`units`); it returns
+:class:`ContentArrays` holds, once and in the driver, everything the check
+needs as numpy arrays: the release's CSR (codes only), the original's CSR, the
+release code of each of its labels, the occurrences the trail removed, the
+published records grouped by cluster through the trail, and the trail's ghost
+sub-records. A unit is a plain range of clusters (:func:`units`) and travels
+as its own :class:`UnitArrays` (:class:`Units` builds one when the executor
+asks for it): its clusters' chunks and records, their ghosts, and the shared
+chunks' domains of the joint clusters above them, numbered within the unit, so
+a task's payload and a worker's memory are bounded by the unit, not by the
+data (session 10: sending the whole :class:`ContentArrays` to every worker
+made the workers' peak and CPU per record grow with the data). A unit returns
 its records' projections on the shared chunks, and :func:`bad_joints` compares
-those with the shared chunks once, in the driver (REFINE nests joint clusters
-into trees that cover nearly the whole release, so units cut by top joint
-cluster would be one unit). The driver cuts no per-cluster data:
-:func:`check_unit` slices what its unit needs from the shared arrays, on a
-worker when the arrays were sent there once.
+those with the shared chunks once, in the driver, a slab at a time (REFINE
+nests joint clusters into trees that cover nearly the whole release, so units
+cut by top joint cluster would be one unit).
 
 :func:`check_unit` is exact but one-sided: what it passes is faithful exactly as
 :func:`privtool.verifiers.faithfulness.check_disassociated_content`'s
@@ -43,6 +47,7 @@ from privtool.arrays import (
     pair_key,
     unique_int,
 )
+from privtool.lazy_sequence import LazySequence
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
 
 from .matching import unmatched_subsets
@@ -53,13 +58,12 @@ TERM = -1
 """Lookup result of an occurrence whose item is in the cluster's term chunk."""
 SHARED = -3
 """Lookup result ``SHARED - c`` of an occurrence whose item is in shared chunk ``c``."""
-REMOVED = -2
-"""Code of an original occurrence the trail removed (``ContentArrays.codes``)."""
 HASH_SEED = 0x5EED_F417
 UNIT_OCCURRENCES = 1 << 19
 """Original item occurrences per unit (about; a larger cluster is a unit alone):
 a worker's temporaries for one unit are about a hundred bytes per occurrence,
-so a unit is full, and the worker's peak the same, from about 100,000 records on."""
+and its :class:`UnitArrays` about twenty, so a unit is full, and the worker's
+peak and a task's payload the same, from about 100,000 records on."""
 
 
 Subs = tuple[Ints, Ints, Codes]
@@ -70,8 +74,9 @@ chunk (a position in the chunks at hand) and its codes
 
 @dataclass(frozen=True, eq=False)
 class ContentArrays:
-    """What :func:`check_unit` reads (see the module doc). Owners are the clusters
-    (``0..n_clusters-1``) then the joint clusters (``n_clusters + j``), as in
+    """What :func:`unit_arrays` cuts the units from, in the driver (see the
+    module doc). Owners are the clusters (``0..n_clusters-1``) then the joint
+    clusters (``n_clusters + j``), as in
     :attr:`privtool.release_arrays.ReleaseArrays.owner_offsets`."""
 
     n_clusters: int
@@ -86,8 +91,12 @@ class ContentArrays:
     owner_parent: Ints
     """Per owner, the owner index of its parent joint cluster, or -1."""
     indptr: Ints
-    codes: Codes
-    """The original's items in release codes (-1: not published, :data:`REMOVED`)."""
+    original_items: Codes
+    """The original's items (its own label codes)."""
+    release_code: Codes
+    """Per original label, its release code (-1: the release never publishes it)."""
+    removed: Ints
+    """Positions in ``original_items`` of the occurrences the trail removed, ascending."""
     members: Ints
     """Original record positions grouped by cluster, ascending within a cluster."""
     member_offsets: Ints
@@ -102,6 +111,46 @@ class ContentArrays:
     """``owner * (n_labels + 1) + item`` of every item of every shared chunk, ascending."""
     joint_chunks: Ints
     """The release chunk index holding each of ``joint_keys``."""
+
+
+@dataclass(frozen=True, eq=False)
+class UnitArrays:
+    """One unit's payload for :func:`check_unit`. Its owners are its clusters
+    (``0..len(clusters)-1``) then every joint cluster above them, in release
+    order; its chunks are its clusters' record chunks, numbered from 0 in the
+    order of its clusters; shared chunks keep their release index."""
+
+    clusters: Ints
+    """The release positions of the unit's clusters."""
+    n_labels: int
+    cluster_chunks: Ints
+    """Per cluster, its record chunks."""
+    published: Subs
+    """The rows of those chunks (:data:`Subs`, each row's codes ascending)."""
+    term_counts: Ints
+    term_items: Codes
+    sizes: Ints
+    ghost_counts: Ints
+    owner_parent: Ints
+    """Per owner of the unit, the unit's owner index of its parent joint cluster, or -1."""
+    record_counts: Ints
+    """Per cluster, its original records (published through the trail)."""
+    record_lengths: Ints
+    """Per record, in cluster order, its occurrences the trail did not remove."""
+    codes: Codes
+    """Those occurrences in release codes (-1: the release never publishes the item)."""
+    ghosts: Subs
+    """The trail's ghost sub-records of the unit's chunks."""
+    joint_keys: Ints
+    """``owner * (n_labels + 1) + item`` of every item of every shared chunk of the unit's joint owners, ascending."""
+    joint_chunks: Ints
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its arrays (what a task carries; :func:`privtool.executors.batches`)."""
+        arrays: list[np.ndarray] = [*self.published, *self.ghosts]
+        arrays += [value for value in vars(self).values() if isinstance(value, np.ndarray)]
+        return sum(array.nbytes for array in arrays)
 
 
 @dataclass(frozen=True)
@@ -276,34 +325,108 @@ def _words(wide: int) -> npt.NDArray[np.uint64]:
     return np.random.default_rng(HASH_SEED).integers(0, 2**63, size=wide, dtype=np.uint64)
 
 
-def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
-    """Check clusters ``span[0]..span[1]-1`` (see the module doc); their
-    records' projections on shared chunks are returned for :func:`bad_joints`."""
-    d = data
-    clusters = np.arange(span[0], span[1], dtype=np.int64)
-    joints = ancestors(d.owner_parent, clusters)
-    n_owners = len(d.owner_offsets) - 1
-    wide = d.n_labels + 1
+def tree_order(owner_parent: Ints, n_clusters: int) -> Ints:
+    """The clusters in an order where the clusters under any joint cluster are
+    consecutive (depth first through the joint clusters, release order among
+    siblings): a run of clusters then has few joint clusters above it that
+    reach outside it (at most those above its first and last cluster), so a
+    unit carries the shared chunks of about its own joint clusters, not of
+    most of the release's (REFINE's trees cover nearly all of it)."""
+    path = []  # path[i]: each cluster's joint cluster i levels up, or -1
+    up = owner_parent[:n_clusters].copy()
+    while np.any(up >= 0):
+        path.append(up.copy())
+        up[up >= 0] = owner_parent[up[up >= 0]]
+    depth = np.sum([level >= 0 for level in path], axis=0) if path else np.zeros(n_clusters, dtype=np.int64)
+    from_root = np.full((len(path), n_clusters), -1, dtype=np.int64)  # row k: the ancestor k below the root
+    for i, level in enumerate(path):
+        has = np.flatnonzero(level >= 0)
+        from_root[depth[has] - 1 - i, has] = level[has]
+    return np.lexsort((np.arange(n_clusters), *from_root[::-1]))
 
-    # Published side: the clusters' record chunks, rows and items (local chunk numbers).
-    per_owner = d.owner_offsets[clusters + 1] - d.owner_offsets[clusters]
-    chunks = concat_ranges(d.owner_offsets[clusters], per_owner)
-    chunk_owner = np.repeat(clusters, per_owner)
-    row_chunk, row_offsets, row_codes = _rows(d, chunks)
+
+def unit_arrays(d: ContentArrays, clusters: Ints) -> UnitArrays:
+    """The payload of the unit of ``clusters`` (release positions): their chunks,
+    rows, term chunks and ghosts, the shared chunks' domains of the joint
+    clusters above them, and their records' occurrences gathered from the
+    original (the trail's removed occurrences left out) in release codes."""
+    joints = ancestors(d.owner_parent, clusters)
+    parent = d.owner_parent[np.concatenate([clusters, joints])]  # a parent is a joint cluster
+    wide = d.n_labels + 1
+    cluster_chunks = d.owner_offsets[clusters + 1] - d.owner_offsets[clusters]
+    chunks = concat_ranges(d.owner_offsets[clusters], cluster_chunks)
+    term_counts = d.term_offsets[clusters + 1] - d.term_offsets[clusters]
+    first = np.searchsorted(d.joint_keys, joints * wide)
+    taken = concat_ranges(first, np.searchsorted(d.joint_keys, (joints + 1) * wide) - first)
+    keys = d.joint_keys[taken]
+    record_counts = d.member_offsets[clusters + 1] - d.member_offsets[clusters]
+    positions = d.members[concat_ranges(d.member_offsets[clusters], record_counts)]
+    occurrences = csr_positions(d.indptr, positions)
+    lengths = d.indptr[positions + 1] - d.indptr[positions]
+    if len(d.removed):
+        gone = in_sorted(d.removed, occurrences)
+        occurrences = occurrences[~gone]
+        lengths -= np.bincount(np.repeat(np.arange(len(positions)), lengths)[gone], minlength=len(positions))
+    return UnitArrays(
+        clusters=clusters,
+        n_labels=d.n_labels,
+        cluster_chunks=cluster_chunks,
+        published=_rows(d, chunks),
+        term_counts=term_counts,
+        term_items=d.term_items[concat_ranges(d.term_offsets[clusters], term_counts)],
+        sizes=d.sizes[clusters],
+        ghost_counts=d.ghost_counts[clusters],
+        owner_parent=np.where(parent >= 0, len(clusters) + np.searchsorted(joints, parent), -1),
+        record_counts=record_counts,
+        record_lengths=lengths,
+        codes=d.release_code[d.original_items[occurrences]],
+        ghosts=_ghosts(d, chunks),
+        joint_keys=(len(clusters) + np.searchsorted(joints, keys // wide)) * wide + keys % wide,
+        joint_chunks=d.joint_chunks[taken],
+    )
+
+
+class Units(LazySequence[UnitArrays]):
+    """The payload of each unit (:func:`unit_arrays`), built when the executor
+    takes it, so the driver holds only the units in flight: runs of about
+    :data:`UNIT_OCCURRENCES` original occurrences of the clusters in
+    :func:`tree_order` (``occurrences`` per cluster)."""
+
+    def __init__(self, data: ContentArrays, occurrences: Ints) -> None:
+        self.data = data
+        self.order = tree_order(data.owner_parent, data.n_clusters)
+        self.spans = units(occurrences[self.order], UNIT_OCCURRENCES)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def _build(self, index: int) -> UnitArrays:
+        a, b = self.spans[index]
+        return unit_arrays(self.data, self.order[a:b])
+
+
+def check_unit(u: UnitArrays) -> UnitResult:
+    """Check the unit's clusters (see the module doc); their records'
+    projections on shared chunks are returned for :func:`bad_joints`."""
+    n_clusters = len(u.clusters)
+    clusters = np.arange(n_clusters, dtype=np.int64)
+    n_owners = len(u.owner_parent)
+    wide = u.n_labels + 1
+
+    # Published side: the clusters' record chunks, rows and items.
+    n_chunks = int(u.cluster_chunks.sum())
+    chunk_owner = np.repeat(clusters, u.cluster_chunks)
+    row_chunk, row_offsets, row_codes = u.published
     row_of = np.repeat(np.arange(len(row_chunk)), np.diff(row_offsets))
 
     # Domains: (owner, item) -> where; an item twice in one view is a problem.
     chunk_item = unique_int(pair_key(row_chunk[row_of], row_codes))
-    per_term = d.term_offsets[clusters + 1] - d.term_offsets[clusters]
-    term_codes = d.term_items[concat_ranges(d.term_offsets[clusters], per_term)]
-    term_keys = unique_int(np.repeat(clusters, per_term) * wide + term_codes)
-    first = np.searchsorted(d.joint_keys, joints * wide)
-    taken = concat_ranges(first, np.searchsorted(d.joint_keys, (joints + 1) * wide) - first)
+    term_keys = unique_int(np.repeat(clusters, u.term_counts) * wide + u.term_items)
     entry_keys = np.concatenate(
-        [chunk_owner[chunk_item >> 32] * wide + (chunk_item & 0xFFFFFFFF), term_keys, d.joint_keys[taken]]
+        [chunk_owner[chunk_item >> 32] * wide + (chunk_item & 0xFFFFFFFF), term_keys, u.joint_keys]
     )
     entry_target = np.concatenate(
-        [chunk_item >> 32, np.full(len(term_keys), TERM, dtype=np.int64), SHARED - d.joint_chunks[taken]]
+        [chunk_item >> 32, np.full(len(term_keys), TERM, dtype=np.int64), SHARED - u.joint_chunks]
     )
     sorter = np.argsort(entry_keys, kind="stable")
     keys, target_of = entry_keys[sorter], entry_target[sorter]
@@ -311,21 +434,18 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     twice = np.flatnonzero(keys[1:] == keys[:-1])
     view_bad[keys[twice] // wide] = True
     entry_owner, entry_item = keys // wide, keys % wide
-    up = d.owner_parent[entry_owner]
+    up = u.owner_parent[entry_owner]
     while np.any(up >= 0):
         has = np.flatnonzero(up >= 0)
         view_bad[entry_owner[has[in_sorted(keys, up[has] * wide + entry_item[has])]]] = True
-        up[has] = d.owner_parent[up[has]]
+        up[has] = u.owner_parent[up[has]]
 
     # The clusters' records, item by item, looked up in the view of their cluster.
-    counts = d.member_offsets[clusters + 1] - d.member_offsets[clusters]
-    positions = d.members[concat_ranges(d.member_offsets[clusters], counts)]
+    counts = u.record_counts
+    n_records = len(u.record_lengths)
     record_cluster = np.repeat(clusters, counts)
-    lengths = d.indptr[positions + 1] - d.indptr[positions]
-    codes = d.codes[concat_ranges(d.indptr[positions], lengths)]
-    record = np.repeat(np.arange(len(positions)), lengths)
-    kept = codes != REMOVED
-    codes, record = codes[kept], record[kept]
+    codes = u.codes
+    record = np.repeat(np.arange(n_records), u.record_lengths)
     at = np.full(len(codes), NONE, dtype=np.int64)
     hit_entry = np.zeros(len(keys), dtype=bool)
     owner = record_cluster[record]
@@ -336,11 +456,11 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
         at[pending[hit]] = target_of[spot[hit]]
         hit_entry[spot[hit]] = True
         miss = pending[~hit]
-        owner[miss] = d.owner_parent[owner[miss]]
+        owner[miss] = u.owner_parent[owner[miss]]
         pending = miss[owner[miss] >= 0]
 
     cluster_bad = np.zeros(n_owners, dtype=bool)
-    cluster_bad[clusters[(counts > d.sizes[clusters]) | (d.sizes[clusters] > counts + d.ghost_counts[clusters])]] = True
+    cluster_bad[clusters[(counts > u.sizes) | (u.sizes > counts + u.ghost_counts)]] = True
     invented = (target_of == TERM) & ~hit_entry
     cluster_bad[entry_owner[invented]] = True
 
@@ -348,29 +468,28 @@ def check_unit(data: ContentArrays, span: tuple[int, int]) -> UnitResult:
     # chunks, with the ghosts, against the rows; on shared chunks, returned.
     meets = np.flatnonzero((at >= 0) | (at <= SHARED))
     ordered = meets[np.lexsort((codes[meets], record[meets], at[meets]))]
-    group = at[ordered] * (len(positions) + 1) + record[ordered]
+    group = at[ordered] * (n_records + 1) + record[ordered]
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if len(group) else np.zeros(0, dtype=np.int64)
     sub_chunk, sub_lengths = at[ordered[starts]], np.diff(np.r_[starts, len(ordered)])
     sub_codes = codes[ordered]
     shared = sub_chunk <= SHARED
     in_shared = np.repeat(shared, sub_lengths)
     projections = (sub_chunk[~shared], offsets_of(sub_lengths[~shared]), sub_codes[~in_shared])
-    published = (row_chunk, row_offsets, row_codes)
-    bad, removed = _compared(_words(wide), len(chunks), projections, _ghosts(d, chunks), published)
+    bad, removed = _compared(_words(wide), n_chunks, projections, u.ghosts, u.published)
     cluster_bad[chunk_owner[bad]] = True
 
     # A cluster is flagged when its own checks or any view above it failed.
     flagged = cluster_bad[clusters] | view_bad[clusters]
-    above = d.owner_parent[clusters]
+    above = u.owner_parent[clusters]
     while np.any(above >= 0):
         has = np.flatnonzero(above >= 0)
         flagged[has] |= view_bad[above[has]]
-        above[has] = d.owner_parent[above[has]]
-    lost = np.bincount(record_cluster[record[at == NONE]] - span[0], minlength=len(clusters))
-    lost += np.bincount(chunk_owner - span[0], weights=removed, minlength=len(clusters)).astype(np.int64)
+        above[has] = u.owner_parent[above[has]]
+    lost = np.bincount(record_cluster[record[at == NONE]], minlength=n_clusters)
+    lost += np.bincount(chunk_owner, weights=removed, minlength=n_clusters).astype(np.int64)
     return UnitResult(
         int(lost[~flagged].sum()),
-        clusters[flagged],
+        u.clusters[flagged],
         SHARED - sub_chunk[shared],
         sub_lengths[shared],
         sub_codes[in_shared],

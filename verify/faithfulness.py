@@ -29,13 +29,12 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from functools import partial
 from itertools import pairwise
 from typing import Any, ClassVar
 
 import numpy as np
 
-from privtool.arrays import csr_positions, offsets_of
+from privtool.arrays import csr_positions, offsets_of, unique_int
 from privtool.components import Evidence, Verifier
 from privtool.context import Context
 from privtool.dataset import Dataset
@@ -45,7 +44,7 @@ from privtool.results import Certificate
 from privtool.trail import Trail
 
 from .chunk_batches import release_arrays
-from .faithful_units import REMOVED, ContentArrays, bad_joints, check_unit, joint_domains, units
+from .faithful_units import ContentArrays, Units, bad_joints, check_unit, joint_domains
 from .joint_tree import OverlappingJointClusters, joint_parents
 from .matching import unmatched_subsets
 from .reconstruction_bounds import ClusterViews
@@ -249,11 +248,13 @@ def check_disassociated_content(
     silent = 0  # occurrences removed without a trail entry (partial suppression)
     if fast and not set(arrays.cluster_ids) & set(arrays.joint_ids):
         data = content_arrays(arrays, views, original, records, (members, member_offsets), trail)
-        spans = units(_occurrences_per_cluster(original, cluster_of, arrays.n_clusters))
-        check = partial(check_unit, data)
-        results = ctx.map(check, spans, "faithfulness: clusters") if ctx is not None else list(map(check, spans))
+        payloads = Units(data, _occurrences_per_cluster(original, cluster_of, arrays.n_clusters))
+        if ctx is not None:
+            results = ctx.map(check_unit, payloads, "faithfulness: clusters")
+        else:
+            results = list(map(check_unit, payloads))
         silent += sum(r.silent for r in results)
-        slow_clusters = np.concatenate([r.clusters for r in results] or [np.zeros(0, dtype=np.int64)])
+        slow_clusters = np.sort(np.concatenate([r.clusters for r in results] or [np.zeros(0, dtype=np.int64)]))
         slow_joints, removed = bad_joints(data, results)
         silent += removed
     else:
@@ -322,8 +323,8 @@ def content_arrays(
     members: tuple[np.ndarray, np.ndarray],
     trail: Trail,
 ) -> ContentArrays:
-    """What :func:`.faithful_units.check_unit` needs, as arrays (see
-    :class:`ContentArrays`); ``members`` are the published records' positions
+    """What the units of :func:`.faithful_units.check_unit` are cut from, as
+    arrays (see :class:`ContentArrays`); ``members`` are the published records' positions
     grouped by cluster and their offsets per cluster."""
     n_clusters = arrays.n_clusters
     joint_position = {jid: n_clusters + j for j, jid in enumerate(arrays.joint_ids)}
@@ -332,15 +333,6 @@ def content_arrays(
         up = [c, *(joint_position[j] for j in chain)]
         owner_parent[up[:-1]] = up[1:]
     code_of = {label: i for i, label in enumerate(arrays.labels)}
-    release_code = np.array([code_of.get(label, -1) for label in original.labels] or [0], dtype=np.int32)
-    codes = release_code[original.items]
-    if records.removed:
-        positions = np.fromiter(records.removed, dtype=np.int64)
-        starts, ends = original.indptr[positions], original.indptr[positions + 1]
-        for position, start, end in zip(positions.tolist(), starts.tolist(), ends.tolist(), strict=True):
-            row = codes[start:end]
-            gone = [original.labels[i] in records.removed[position] for i in original.items[start:end].tolist()]
-            row[np.asarray(gone, dtype=bool)] = REMOVED
     owner_first = np.concatenate([arrays.owner_offsets[:n_clusters], arrays.owner_offsets[n_clusters:-1]])
     owners = {cid: c for c, cid in enumerate(arrays.cluster_ids)} | joint_position
     ghosts = sorted(
@@ -364,7 +356,9 @@ def content_arrays(
         sizes=arrays.cluster_sizes,
         owner_parent=owner_parent,
         indptr=original.indptr,
-        codes=codes,
+        original_items=original.items,
+        release_code=np.array([code_of.get(label, -1) for label in original.labels] or [0], dtype=np.int32),
+        removed=_removed_occurrences(original, records),
         members=members[0],
         member_offsets=members[1],
         ghost_chunk=np.array([chunk for chunk, _ in ghosts], dtype=np.int64),
@@ -374,6 +368,16 @@ def content_arrays(
         joint_keys=joint_keys,
         joint_chunks=joint_chunks,
     )
+
+
+def _removed_occurrences(original: Dataset, records: _Records) -> np.ndarray:
+    """Positions in ``original.items`` of the occurrences the trail removed, ascending."""
+    found = [np.zeros(0, dtype=np.int64)]
+    for position, labels in records.removed.items():
+        start, end = int(original.indptr[position]), int(original.indptr[position + 1])
+        row = original.items[start:end].tolist()
+        found.append(start + np.flatnonzero(np.array([original.labels[i] in labels for i in row], dtype=bool)))
+    return unique_int(np.concatenate(found))
 
 
 class _ClusterChecks:
