@@ -23,8 +23,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-STEPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    # (module, function or Class.method, modules that imported the function by name)
+Steps = tuple[tuple[str, str, tuple[str, ...]], ...]
+"""(module, function or Class.method, modules that imported the function by name), per step."""
+
+STEPS: Steps = (
     ("privtool.io", "read_dataset", ("privtool.cli.anonymize",)),
     ("privtool.plugins.disassociation.horpart", "partition", ("privtool.plugins.disassociation",)),
     ("privtool.chain", "chunk_clusters", ("privtool.plugins.disassociation",)),
@@ -71,15 +73,15 @@ def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return step
 
 
-def wrap_steps() -> None:
-    """Replace every function of :data:`STEPS` by its :func:`timed` version,
+def wrap_steps(steps: Steps = STEPS) -> None:
+    """Replace every function of ``steps`` by its :func:`timed` version,
     where it is defined and where it was imported by name."""
-    for module_name, attribute, importers in STEPS:
+    for module_name, attribute, importers in steps:
         owner: Any = importlib.import_module(module_name)
         *classes, name = attribute.split(".")
         for cls in classes:
             owner = getattr(owner, cls)
-        wrapped = timed(name, getattr(owner, name))
+        wrapped = timed(attribute, getattr(owner, name))
         setattr(owner, name, wrapped)
         for importer in importers:
             module = importlib.import_module(importer)
@@ -87,8 +89,9 @@ def wrap_steps() -> None:
                 setattr(module, name, wrapped)
 
 
-def main() -> int:
-    wrap_steps()
+def main(steps: Steps = STEPS) -> int:
+    """Run the command line of ``sys.argv`` with ``steps`` wrapped (see the module doc)."""
+    wrap_steps(steps)
     from privtool.cli import main as privtool_main
 
     code = privtool_main(sys.argv[1:])

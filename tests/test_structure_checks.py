@@ -22,7 +22,7 @@ from privtool.dataset import Dataset
 from privtool.registry import Registry
 from privtool.release import Cluster, JointCluster, Release, release_from_json
 from privtool.release_arrays import ReleaseArrays
-from privtool.verifiers.joint_tree import OverlappingJointClusters, joint_parents, laminar_parents
+from privtool.verifiers.joint_tree import OverlappingJointClusters, joint_parents, laminar_parents, nested_parents
 from privtool.verifiers.structure import check_structure
 
 CLAIM = {"model": "km-anonymity", "k": 2, "m": 2, "adversary": "consistent-reconstruction"}
@@ -262,11 +262,19 @@ def test_checks_on_the_arrays_find_what_the_nested_walk_finds(release: Release, 
 @given(disassociated())
 def test_laminar_parents_on_the_arrays_is_joint_parents(release: Release) -> None:
     """Oracle for the joint tree worked out on the arrays: the parents
-    ``joint_parents`` finds on the nested release, and a refusal exactly when
-    it finds joint clusters that do not nest (every member here is a cluster)."""
+    ``nested_parents`` finds on the nested release, and a refusal exactly when
+    it finds joint clusters that do not nest (every member here is a cluster);
+    ``joint_parents`` gives the same on the release held either way."""
     arrays = ReleaseArrays.from_nested(release.clusters, release.joint_clusters, [])
+    held = Release.from_arrays(arrays, "disassociated", params={"k": 2})
     try:
-        expected: dict[str, str] | None = joint_parents(release)
+        expected: dict[str, str] | None = nested_parents(release)
     except OverlappingJointClusters:
         expected = None
     assert laminar_parents(arrays) == expected
+    for subject in (release, held):
+        if expected is None:
+            with pytest.raises(OverlappingJointClusters):
+                joint_parents(subject)
+        else:
+            assert joint_parents(subject) == expected

@@ -33,7 +33,7 @@ from privtool.release import Release
 from privtool.release_arrays import ReleaseArrays
 from privtool.trail import rule_problem
 
-from .joint_tree import OverlappingJointClusters, joint_parents, laminar_parents
+from .joint_tree import OverlappingJointClusters, joint_parents
 
 
 @dataclass(frozen=True)
@@ -69,11 +69,8 @@ class Subject:
         """:func:`~.reconstruction_bounds.joint_parents` of the release, worked
         out once for all the checks that read it (raises
         :class:`~.reconstruction_bounds.OverlappingJointClusters` each time
-        when the joint clusters do not nest). Read-only. On the release's
-        arrays (:func:`.joint_tree.laminar_parents`) when they decide it."""
-        arrays = self.release.backing_arrays
-        fast = laminar_parents(arrays) if arrays is not None else None
-        return fast if fast is not None else joint_parents(self.release)
+        when the joint clusters do not nest). Read-only."""
+        return joint_parents(self.release)
 
 
 def claim_problems(claim: Claim, kind: str | None, models: Mapping[str, ClaimModel]) -> list[tuple[str, str]]:
