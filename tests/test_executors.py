@@ -12,7 +12,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from privtool.context import Context, SeedSplitter
-from privtool.executors import ProcessExecutor, SerialExecutor, batches, make_executor
+from privtool.executors import (
+    IN_FLIGHT_PER_WORKER,
+    ProcessExecutor,
+    SerialExecutor,
+    batch_size,
+    batches,
+    make_executor,
+)
 
 
 def _draw(seeds: SeedSplitter, unit: int) -> list[float]:
@@ -46,6 +53,34 @@ def test_dask_local_cluster_equals_serial() -> None:
     pytest.importorskip("dask.distributed")
     serial = _run(SerialExecutor(), n=1000)
     assert _run(make_executor("dask", workers=2), n=1000) == serial
+
+
+class _CountedItems(list):
+    """A list that counts the items taken out of it."""
+
+    taken = 0
+
+    def __iter__(self):
+        for item in super().__iter__():
+            self.taken += 1
+            yield item
+
+
+def test_process_pool_builds_a_bounded_window_of_batches() -> None:
+    """The pool is handed at most ``IN_FLIGHT_PER_WORKER * workers`` batches
+    ahead of the result being read, so a lazy sequence of unit payloads is not
+    built all at once (as ``ProcessPoolExecutor.map`` would)."""
+    items = _CountedItems(float(i) for i in range(5000))
+    executor = ProcessExecutor(workers=2)
+    try:
+        results = executor.imap(np.sqrt, items)
+        assert next(results) == 0.0
+        window = IN_FLIGHT_PER_WORKER * 2 * batch_size(len(items), 2)
+        assert items.taken <= window + 1 < len(items)  # batches reads one item past a full batch
+        assert [0.0, *results] == [float(np.sqrt(i)) for i in range(5000)]
+        assert items.taken == len(items)
+    finally:
+        executor.close()
 
 
 def test_results_keep_input_order() -> None:

@@ -10,7 +10,7 @@ byte-identical to the serial one.
 Items travel in batches (:func:`privtool.executors.batch_size` items, and at
 most :data:`privtool.executors.BATCH_BYTES` of the payload they state,
 :func:`privtool.executors.batches`), one Dask task per batch, and at most
-:data:`IN_FLIGHT_PER_WORKER` batches per worker are submitted ahead of the one
+:data:`privtool.executors.IN_FLIGHT_PER_WORKER` batches per worker are submitted ahead of the one
 being consumed. A task costs the scheduler about a
 millisecond, so one task per chunk made cheap checks (cover-freedom of 64k
 chunks) take minutes; and submitting every unit at once kept every unit and its
@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import os
 import pickle
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cached_property
@@ -60,14 +59,10 @@ import numpy as np
 
 from .arrays import offsets_of
 from .errors import ParameterError, UserError
-from .executors import batch_size, batches
+from .executors import IN_FLIGHT_PER_WORKER, batch_size, batches, in_order_window
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-IN_FLIGHT_PER_WORKER = 4
-"""Batches submitted per worker ahead of the consumer (bounds the client's memory)."""
-
 
 SCATTER_BYTES = 1 << 20
 """A batch whose joined buffers hold at least this many bytes scatters them
@@ -200,19 +195,16 @@ class DaskExecutor:
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         return self._ordered(fn, batches(items, batch_size(len(items), self.workers)))
 
-    def _ordered(self, fn: Callable[[T], R], batches: Iterator[Sequence[T]]) -> Iterator[R]:
+    def _ordered(self, fn: Callable[[T], R], batches: Iterator[list[T]]) -> Iterator[R]:
         """Results batch by batch in input order, with a bounded window of batches in flight."""
-        limit = IN_FLIGHT_PER_WORKER * self.workers
         shared_fn = shared_on_cluster(self._client, fn)
-        pending: deque[Any] = deque()
-        for batch in batches:
+
+        def submit(batch: list[T]) -> Any:
             header, offsets, joined = packed(batch)
             data: Any = self._client.scatter(joined, hash=False) if len(joined) >= SCATTER_BYTES else joined
-            pending.append(self._client.submit(apply_batch, shared_fn, header, offsets, data, pure=False))
-            if len(pending) >= limit:
-                yield from pending.popleft().result()
-        while pending:
-            yield from pending.popleft().result()
+            return self._client.submit(apply_batch, shared_fn, header, offsets, data, pure=False)
+
+        return in_order_window(submit, batches, IN_FLIGHT_PER_WORKER * self.workers)
 
     def close(self) -> None:
         """Stop the local cluster (waiting for it to finish starting) or leave

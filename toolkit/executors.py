@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol, TypeVar
 
@@ -54,6 +55,30 @@ def batches(items: Sequence[T], size: int, most_bytes: int = BATCH_BYTES) -> Ite
         yield batch
 
 
+IN_FLIGHT_PER_WORKER = 4
+"""Batches submitted per worker ahead of the one being consumed: bounds the
+payloads and results the calling process holds, whatever the number of items."""
+
+
+def in_order_window(submit: Callable[[list[T]], Any], batches: Iterable[list[T]], limit: int) -> Iterator[R]:
+    """The results of every batch, batch by batch in input order, where
+    ``submit(batch)`` starts a batch and returns a future whose ``result()``
+    is that batch's list of results; at most ``limit`` batches are in flight,
+    so a lazy sequence of items is built only ``limit`` batches ahead."""
+    pending: deque[Any] = deque()
+    for batch in batches:
+        pending.append(submit(batch))
+        if len(pending) >= limit:
+            yield from pending.popleft().result()
+    while pending:
+        yield from pending.popleft().result()
+
+
+def apply_all(fn: Callable[[T], R], batch: list[T]) -> list[R]:
+    """``fn`` over one batch, in a worker process."""
+    return [fn(item) for item in batch]
+
+
 class Executor(Protocol):
     """Runs ``fn`` over items, yielding results in input order."""
 
@@ -85,8 +110,9 @@ class SerialExecutor:
 class ProcessExecutor:
     """A local process pool (``forkserver`` start method) of ``workers`` processes.
 
-    Items are sent in batches so that thousands of small clusters do not cost a
-    round trip each. Short maps (fewer items than ``2 * workers``) run serially:
+    Items are sent in batches (:func:`batches`) so that thousands of small
+    clusters do not cost a round trip each, with a bounded window of batches
+    in flight (:func:`in_order_window`). Short maps (fewer items than ``2 * workers``) run serially:
     starting processes would cost more than it saves, and the result is the same.
     """
 
@@ -101,7 +127,12 @@ class ProcessExecutor:
             return map(fn, items)
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"))
-        return self._pool.map(fn, items, chunksize=batch_size(len(items), self.workers))
+        pool = self._pool
+        return in_order_window(
+            lambda batch: pool.submit(apply_all, fn, batch),
+            batches(items, batch_size(len(items), self.workers)),
+            IN_FLIGHT_PER_WORKER * self.workers,
+        )
 
     def close(self) -> None:
         if self._pool is not None:
