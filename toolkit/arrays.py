@@ -58,10 +58,8 @@ def unique_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
     values = np.asarray(values)
     if len(values):
         low = int(values.min())
-        cells = int(values.max()) - low + 1
-        if cells <= min(DENSE_LOOKUP_CELLS, DENSE_LOOKUP_PER_VALUE * len(values)):
-            marked = np.zeros(cells, dtype=bool)
-            marked[values - low] = True
+        marked = byte_table(values, low, int(values.max()), len(values))
+        if marked is not None:
             return (np.flatnonzero(marked) + low).astype(values.dtype, copy=False)
     ordered = sort_int(values, runs)
     return ordered[run_starts(ordered)]
@@ -104,6 +102,19 @@ up or marked."""
 DENSE_LOOKUP_PER_VALUE = 64
 
 
+def byte_table(values: np.ndarray, low: int, high: int, work: int) -> np.ndarray | None:
+    """One bool per integer from ``low`` to ``high`` (the bounds of ``values``),
+    True where ``values`` holds it; None when that table would have more than
+    :data:`DENSE_LOOKUP_CELLS` cells, or more than :data:`DENSE_LOOKUP_PER_VALUE`
+    per value of ``work`` (the values marked and looked up), where a sort is cheaper."""
+    cells = high - low + 1
+    if cells > min(DENSE_LOOKUP_CELLS, DENSE_LOOKUP_PER_VALUE * work):
+        return None
+    marked = np.zeros(cells, dtype=bool)
+    marked[values - low] = True
+    return marked
+
+
 def in_sorted(table: np.ndarray, keys: np.ndarray, keys_sorted: bool = False) -> np.ndarray:
     """Whether each of ``keys`` occurs in the ascending integer array ``table``.
 
@@ -115,11 +126,10 @@ def in_sorted(table: np.ndarray, keys: np.ndarray, keys_sorted: bool = False) ->
     (:func:`search_sorted`)."""
     if not len(table) or not len(keys):
         return np.zeros(len(keys), dtype=bool)
-    low, cells = int(table[0]), int(table[-1]) - int(table[0]) + 1
-    if cells <= min(DENSE_LOOKUP_CELLS, DENSE_LOOKUP_PER_VALUE * (len(table) + len(keys))):
-        marked = np.zeros(cells, dtype=bool)
-        marked[table - low] = True
-        inside = (keys >= low) & (keys < low + cells)
+    low, high = int(table[0]), int(table[-1])
+    marked = byte_table(table, low, high, len(table) + len(keys))
+    if marked is not None:
+        inside = (keys >= low) & (keys <= high)
         out = np.zeros(len(keys), dtype=bool)
         out[inside] = marked[keys[inside] - low]
         return out

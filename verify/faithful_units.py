@@ -45,6 +45,7 @@ from privtool.arrays import (
     lookup_sorted,
     offsets_of,
     pair_key,
+    run_starts,
     unique_int,
 )
 from privtool.lazy_sequence import LazySequence
@@ -469,7 +470,7 @@ def check_unit(u: UnitArrays) -> UnitResult:
     meets = np.flatnonzero((at >= 0) | (at <= SHARED))
     ordered = meets[np.lexsort((codes[meets], record[meets], at[meets]))]
     group = at[ordered] * (n_records + 1) + record[ordered]
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if len(group) else np.zeros(0, dtype=np.int64)
+    starts = run_starts(group)
     sub_chunk, sub_lengths = at[ordered[starts]], np.diff(np.r_[starts, len(ordered)])
     sub_codes = codes[ordered]
     shared = sub_chunk <= SHARED

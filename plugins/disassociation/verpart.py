@@ -77,7 +77,7 @@ def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np
     keys = occ_cluster * span + items
     order = stable_order(keys, n_clusters * span)  # within a key, rows stay ascending
     keys, occ_row = keys[order], occ_row[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
+    starts = run_starts(keys)
     supports = np.diff(np.r_[starts, len(keys)])
     group_cluster, group_item = keys[starts] // span, keys[starts] % span
     frequent = supports >= k
@@ -87,7 +87,7 @@ def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np
     rows, groups = occ_row[chosen], occ_group[chosen]
     blocks = int(cluster_sizes.max() + 63) // 64 if n_clusters else 1
     keys2 = groups * blocks + (rows >> 6)
-    word_starts = np.flatnonzero(np.r_[True, keys2[1:] != keys2[:-1]]) if len(keys2) else np.zeros(0, dtype=np.int64)
+    word_starts = run_starts(keys2)
     bit = np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64))
     words = np.bitwise_or.reduceat(bit, word_starts) if len(bit) else np.zeros(0, dtype=np.uint64)
     word_group = keys2[word_starts] // blocks
@@ -97,7 +97,7 @@ def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np
     if blocks > 1:
         for w, shift in zip(np.flatnonzero(word_shift).tolist(), word_shift[word_shift > 0].tolist(), strict=True):
             bits[w] <<= shift
-        first_word = np.flatnonzero(np.r_[True, word_group[1:] != word_group[:-1]]) if len(word_group) else word_group
+        first_word = run_starts(word_group)
         ends = np.r_[first_word[1:], len(word_group)]
         for start, end in zip(first_word.tolist(), ends.tolist(), strict=True):
             for w in range(start + 1, end):
