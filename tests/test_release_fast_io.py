@@ -34,7 +34,7 @@ from privtool.release import (
     release_from_json,
 )
 from privtool.release_arrays import ReleaseArrays
-from privtool.release_bytes import parse_canonical
+from privtool.release_bytes import _encoded, parse_canonical
 from privtool.release_lists import disassociated_arrays, records_arrays
 
 # labels: short digits (one 8-byte word), long text (several words), non-ASCII,
@@ -112,6 +112,18 @@ def test_canonical_arrays_write_what_the_nested_writer_writes(release: Release, 
     assert arrays.is_canonical()
     held = Release.from_arrays(arrays, release.kind, **release.envelope())
     assert held.dumps().encode("utf-8") == canonical_text(release)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(LABELS, st.text(max_size=3), st.sampled_from(["", "\x00", "a\x00b", '"', "\\"])), max_size=8))
+def test_json_strings_encoded_at_once_are_those_encoded_one_by_one(values: list[str]) -> None:
+    """The writer's JSON strings (one join and split when no value needs an
+    escape) are :func:`json.dumps` of each value, UTF-8 encoded, with their
+    lengths: empty values, NUL (the separator) and escapes included."""
+    oracle = [json.dumps(value, ensure_ascii=False).encode("utf-8") for value in values]
+    encoded, lengths = _encoded(values)
+    assert encoded == oracle
+    assert lengths.tolist() == [len(text) for text in oracle]
 
 
 MUTATIONS = b'[]{},:"@0 1a\\\n'

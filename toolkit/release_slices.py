@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -46,7 +45,7 @@ from .dataset import label_sort_key
 from .lazy_sequence import LazySequence
 from .release import FORMAT, json_text
 from .release_arrays import ReleaseArrays, frozen
-from .release_bytes import MAX_RECORDS, canonical_bytes, parse_canonical
+from .release_bytes import ESCAPED, MAX_RECORDS, canonical_bytes, parse_canonical
 
 SLICE_OCCURRENCES = 1_000_000
 """Item occurrences (published in chunks and term chunks) per slice; a larger
@@ -124,7 +123,7 @@ def joint_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays | None:
         owner_offsets=frozen(np.r_[np.zeros(len(stubs), dtype=np.int64), owners], np.int64),
         term_items=frozen([], np.int32),
         term_offsets=frozen(np.zeros(len(stubs) + 1), np.int64),
-        cluster_ids=tuple(arrays.cluster_ids[i] for i in stubs.tolist()),
+        cluster_ids=tuple(map(arrays.cluster_ids.__getitem__, stubs.tolist())),
         cluster_sizes=arrays.cluster_sizes[stubs],
         joint_ids=arrays.joint_ids[a:b],
         joint_members=arrays.joint_members[a:b],
@@ -149,10 +148,6 @@ def same_content(read: ReleaseArrays, wrote: ReleaseArrays, code: dict[str, int]
     )
 
 
-_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
-"""A character JSON escapes (:func:`json.encoder.encode_basestring`)."""
-
-
 def without_escapes(arrays: ReleaseArrays) -> ReleaseArrays | None:
     """``arrays`` when no label needs a JSON escape; else the same content over
     stand-in labels (each label's code, zero-padded: no escape, and the same
@@ -160,7 +155,7 @@ def without_escapes(arrays: ReleaseArrays) -> ReleaseArrays | None:
     accepts (each non-empty, Unicode text, in strictly increasing canonical
     order), so that the caller reads the whole file back and names the problem."""
     labels = arrays.labels
-    if not _ESCAPED.search("".join(labels)):
+    if not ESCAPED.search("".join(labels)):
         return arrays
     keys = [label_sort_key(label) for label in labels]
     if not all(labels) or any(a >= b for a, b in itertools.pairwise(keys)):
