@@ -24,6 +24,7 @@ again for each.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -181,7 +182,7 @@ def split_rows(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The sub-records of the shared chunks of the projected plans, as
     :func:`project` returns them: each plan's projected rows cut by the
-    domains ``(owner, term, chunk)`` of its shared chunks (:func:`_domain_table`),
+    domains ``(owner, term, chunk)`` of its shared chunks (:func:`domain_table`),
     one sub-record per chunk a row meets (an occurrence of a term in no domain
     of its plan is dropped). The rows' items are ranks in ascending order, so
     one stable sort by (row, chunk) keeps each sub-record's ascending."""
@@ -206,9 +207,11 @@ def split_rows(
     )
 
 
-def _domain_table(domains: list[list[tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def domain_table(domains: Sequence[Sequence[tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every term of every domain as ``(owner, term, chunk)``: owner ``g`` of
-    ``domains[g]``, chunks numbered in order across the owners."""
+    ``domains[g]``, chunks numbered in order across the owners. (Flattened
+    one level at a time: a generator nested in a generator costs several
+    times as much a term.)"""
     flat = list(chain.from_iterable(domains))
     sizes = list(map(len, flat))
     owner = np.repeat(np.arange(len(domains), dtype=np.int64), list(map(len, domains)))
@@ -322,9 +325,7 @@ def term_chunks(
     The (cluster, term) pairs sorted by (term, position): the pairs a shared
     entry covers are one slice, and a difference array marks every covered pair."""
     n_pos = max(len(dis.chunks), 1)
-    sizes = [len(c.term_chunk) for c in dis.chunks]
-    owner = np.repeat(np.arange(len(dis.chunks), dtype=np.int64), sizes)
-    terms = np.fromiter(chain.from_iterable(c.term_chunk for c in dis.chunks), dtype=np.int64, count=sum(sizes))
+    owner, terms, _ = domain_table([[c.term_chunk] for c in dis.chunks])
     keys = sort_int(terms * n_pos + layout.position[owner])
     begin = search_sorted(keys, shared[:, 2] * n_pos + shared[:, 0])
     end = search_sorted(keys, shared[:, 2] * n_pos + shared[:, 1])
@@ -344,11 +345,11 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     rows = dis.joints.rows if isinstance(dis.joints, Refined) else None
     joint_members = simple_members(dis.joints) if rows is None else rows.members
     layout = cluster_layout(len(dis.clusters), joint_members) if rows is None else rows.layout
-    owner, terms, chunk = _domain_table([list(c.record_chunks) for c in dis.chunks])
+    owner, terms, chunk = domain_table([c.record_chunks for c in dis.chunks])
     lo = layout.position[owner]
     record_entries = np.stack([lo, lo + 1, terms, chunk], axis=1)
     n_record_chunks = sum(len(c.record_chunks) for c in dis.chunks)
-    owner, terms, chunk = _domain_table(shared_domains(dis))
+    owner, terms, chunk = domain_table(shared_domains(dis))
     chunk += n_record_chunks
     shared_entries = layout.joint_entries(owner, terms, chunk)
     n_chunks = n_record_chunks + sum(len(plan.shared_chunks) for plan in dis.joints)

@@ -26,8 +26,6 @@ here is the project's own (``docs/algorithms/disassociation.md``):
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from privtool.arrays import (
@@ -44,7 +42,7 @@ from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
 from .horpart import occurrences
-from .publish import JointRows, Refined, canonical_ranks, cluster_layout, project, simple_members
+from .publish import JointRows, Refined, canonical_ranks, cluster_layout, domain_table, project, simple_members
 from .verpart import cluster_terms, greedy_chunks, pair_greedy_chunks
 
 WALK_BLOCK = 200_000
@@ -103,17 +101,11 @@ class _Groups:
     def __init__(self, dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> None:
         self.span = max(dataset.n_items, 1)
         self.refs: list[tuple[str, int]] = [("c", i) for i in range(len(clusters))]
-        term_sizes = [len(c.term_chunk) for c in chunks]
-        term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
-            itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
-        )
-        self.res_keys, self.res_count = _residual_supports(dataset, clusters, sort_int(term_keys, runs=True), self.span)
-        sizes = [sum(map(len, c.record_chunks)) for c in chunks]
-        flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
-        terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
-        self.blk_keys = sort_int(
-            np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms, runs=True
-        )
+        owner, terms, _ = domain_table([[c.term_chunk] for c in chunks])
+        term_keys = sort_int(owner * self.span + terms, runs=True)
+        self.res_keys, self.res_count = _residual_supports(dataset, clusters, term_keys, self.span)
+        owner, terms, _ = domain_table([c.record_chunks for c in chunks])
+        self.blk_keys = sort_int(owner * self.span + terms, runs=True)
         self.keep_only(np.arange(len(clusters), dtype=np.int64))
 
     def keep_only(self, groups: np.ndarray) -> None:
