@@ -26,8 +26,6 @@ here is the project's own (``docs/algorithms/disassociation.md``):
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from privtool.arrays import (
@@ -44,7 +42,7 @@ from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
 from .horpart import occurrences
-from .publish import cluster_layout, project, simple_members
+from .publish import JointRows, Refined, canonical_ranks, cluster_layout, domain_table, project, simple_members
 from .verpart import cluster_terms, greedy_chunks, pair_greedy_chunks
 
 WALK_BLOCK = 200_000
@@ -103,17 +101,11 @@ class _Groups:
     def __init__(self, dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> None:
         self.span = max(dataset.n_items, 1)
         self.refs: list[tuple[str, int]] = [("c", i) for i in range(len(clusters))]
-        term_sizes = [len(c.term_chunk) for c in chunks]
-        term_keys = np.repeat(np.arange(len(chunks), dtype=np.int64), term_sizes) * self.span + np.fromiter(
-            itertools.chain.from_iterable(c.term_chunk for c in chunks), dtype=np.int64, count=sum(term_sizes)
-        )
-        self.res_keys, self.res_count = _residual_supports(dataset, clusters, sort_int(term_keys, runs=True), self.span)
-        sizes = [sum(map(len, c.record_chunks)) for c in chunks]
-        flat = itertools.chain.from_iterable(itertools.chain.from_iterable(c.record_chunks) for c in chunks)
-        terms = np.fromiter(flat, dtype=np.int64, count=int(sum(sizes)))
-        self.blk_keys = sort_int(
-            np.repeat(np.arange(len(chunks), dtype=np.int64), sizes) * self.span + terms, runs=True
-        )
+        owner, terms, _ = domain_table([[c.term_chunk] for c in chunks])
+        term_keys = sort_int(owner * self.span + terms, runs=True)
+        self.res_keys, self.res_count = _residual_supports(dataset, clusters, term_keys, self.span)
+        owner, terms, _ = domain_table([c.record_chunks for c in chunks])
+        self.blk_keys = sort_int(owner * self.span + terms, runs=True)
         self.keep_only(np.arange(len(clusters), dtype=np.int64))
 
     def keep_only(self, groups: np.ndarray) -> None:
@@ -304,10 +296,10 @@ def _lifts(
 
 def _shared_chunks(
     dataset: Dataset, clusters: list[np.ndarray], plans: list[JointPlan], lifted: np.ndarray, span: int, k: int, m: int
-) -> list[list[tuple[int, ...]]]:
+) -> Refined:
     """VERPART's greedy over each joint cluster's lifted terms (``lifted``:
-    keys ``joint * span + term``): the term domains of its shared chunks, for
-    every joint in creation order.
+    keys ``joint * span + term``): ``plans`` with the term domains of their
+    shared chunks, as :class:`Refined` with the projection it was found from.
 
     The lifted terms' occurrences among each joint's records are those of the
     projection the release publishes (:func:`.publish.project`, one chunk per
@@ -319,44 +311,44 @@ def _shared_chunks(
     occurrences at a time. A joint that lifts one term needs none of this: the
     term's support among its records, its members' residual supports added
     up, is k or more, so its one shared chunk is that term."""
-    if not len(lifted):
-        return []
+    members = simple_members(plans)
+    layout = cluster_layout(len(clusters), members)
     joint, term = np.divmod(lifted, span)
-    single = np.bincount(joint, minlength=len(plans)) == 1
-    out: list[list[tuple[int, ...]]] = [[] for _ in plans]
-    several = ~single[joint]
+    projected = np.bincount(joint, minlength=len(plans)) > 1
+    several = projected[joint]
     if several.any():
-        out = _projected_chunks(dataset, clusters, plans, joint[several], term[several], k, m)
+        rank = canonical_ranks(dataset)
+        entries = layout.joint_entries(joint[several], term[several], joint[several])
+        rows = JointRows(members, layout, projected, *project(dataset, rank, clusters, layout, entries))
+        by_rank = np.empty_like(rank)
+        by_rank[rank] = np.arange(len(rank), dtype=np.int64)
+        domains = _greedy(rows, by_rank, len(plans), k, m)
+        for plan, shared in zip(np.flatnonzero(projected).tolist(), domains, strict=True):
+            plans[plan].shared_chunks = shared
+    else:
+        rows = JointRows.empty(members, layout, len(plans))
     for plan, only in zip(joint[~several].tolist(), term[~several].tolist(), strict=True):
-        out[plan] = [(only,)]
-    return out
+        plans[plan].shared_chunks = [(only,)]
+    return Refined(plans, rows)
 
 
-def _projected_chunks(
-    dataset: Dataset,
-    clusters: list[np.ndarray],
-    plans: list[JointPlan],
-    joint: np.ndarray,
-    term: np.ndarray,
-    k: int,
-    m: int,
-) -> list[list[tuple[int, ...]]]:
-    """The shared chunk domains of every joint from the projection of its
-    records on its lifted terms (rows ``joint``, ``term``; a joint without
-    any gets none), as :func:`_shared_chunks` describes."""
-    layout = cluster_layout(len(clusters), simple_members(plans))
-    identity = np.arange(dataset.n_items, dtype=np.int64)
-    row_joint, items, offsets = project(dataset, identity, clusters, layout, layout.joint_entries(joint, term, joint))
-    by_joint = stable_order(row_joint, len(plans))
-    record_sizes = np.diff(offsets)[by_joint]
-    term = items[concat_ranges(offsets[:-1][by_joint], record_sizes)]
-    row_bounds = np.searchsorted(row_joint[by_joint], np.arange(len(plans) + 1))
+def _greedy(rows: JointRows, by_rank: np.ndarray, n_plans: int, k: int, m: int) -> list[list[tuple[int, ...]]]:
+    """The shared chunk domains of every joint whose records ``rows`` holds,
+    from its projection on its lifted terms, in joint order, as
+    :func:`_shared_chunks` describes (``by_rank``: the item id of each rank;
+    a record's ids then come in rank order, which the greedy does not depend on)."""
+    by_joint = stable_order(rows.joint, n_plans)
+    record_sizes = np.diff(rows.offsets)[by_joint]
+    term = by_rank[rows.items[concat_ranges(rows.offsets[:-1][by_joint], record_sizes)]]
+    row_bounds = np.searchsorted(rows.joint[by_joint], np.flatnonzero(rows.projected))
+    row_bounds = np.r_[row_bounds, len(by_joint)]
     occ_bounds = np.r_[0, np.cumsum(record_sizes)][row_bounds]
+    n_joints = len(row_bounds) - 1
     out: list[list[tuple[int, ...]]] = []
     lo = 0
-    while lo < len(plans):
+    while lo < n_joints:
         hi = int(np.searchsorted(occ_bounds, occ_bounds[lo] + SHARED_BATCH_OCCURRENCES, side="right")) - 1
-        hi = min(max(hi, lo + 1), len(plans))
+        hi = min(max(hi, lo + 1), n_joints)
         unit = (np.diff(row_bounds[lo : hi + 1]), record_sizes[row_bounds[lo] : row_bounds[hi]])
         lifted_terms = term[occ_bounds[lo] : occ_bounds[hi]]
         if m == 2:
@@ -367,11 +359,11 @@ def _projected_chunks(
     return out
 
 
-def refine(
-    dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster], k: int, m: int
-) -> list[JointPlan]:
+def refine(dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster], k: int, m: int) -> Refined:
     """Joint clusters (in creation order; members may be earlier joints) for the
-    chunked ``clusters``; see the module docstring for the criterion.
+    chunked ``clusters``; see the module docstring for the criterion. They
+    come as :class:`.publish.Refined`, with the projection their shared
+    chunks were found from, which publishing cuts instead of projecting again.
 
     Each pass orders the active groups, finds for every start the window that
     would lift (:func:`_lifts`), then walks the starts: a start whose window
@@ -403,11 +395,7 @@ def refine(
         walk[starts] = new_ids
         walk[concat_ranges(starts + 1, lengths - 1)] = -1
         active = walk[walk >= 0]
-    for plan, shared in zip(
-        plans, _shared_chunks(dataset, clusters, plans, np.concatenate(lifted), span, k, m), strict=True
-    ):
-        plan.shared_chunks = shared
-    return plans
+    return _shared_chunks(dataset, clusters, plans, np.concatenate(lifted), span, k, m)
 
 
 def _walk(length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
