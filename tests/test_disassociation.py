@@ -309,19 +309,48 @@ def reference_partition(
     st.integers(2, 5),
     st.integers(0, 10),
     st.sampled_from([0.0, 1.0, math.inf]),
+    st.sampled_from([1, 3, horpart.SLAB_RECORDS]),
 )
 def test_partition_matches_reference(
-    records: list[list[int]], strategy: str, k: int, extra: int, own_index_above: float
+    records: list[list[int]], strategy: str, k: int, extra: int, own_index_above: float, slab: int
 ) -> None:
     """Whichever transpose the parts look their holders up in (their own from
-    the first split, the dataset's throughout, or the default switch)."""
+    the first split, the dataset's throughout, or the default switch), and
+    whatever the slabs in which counts and transposes are made."""
     ds = Dataset.from_records([[str(t) for t in r] for r in records])
     sets = [set(ds.record(i).tolist()) for i in range(ds.n_records)]
-    with mock.patch.object(horpart, "OWN_INDEX_ABOVE", own_index_above):
+    with (
+        mock.patch.object(horpart, "OWN_INDEX_ABOVE", own_index_above),
+        mock.patch.object(horpart, "SLAB_RECORDS", slab),
+    ):
         result = partition(ds, k, k + extra, strategy)
     assert ([c.tolist() for c in result.clusters], result.suppressed.tolist()) == reference_partition(
         sets, k, k + extra, strategy
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 9), max_size=6), min_size=1, max_size=60),
+    st.data(),
+    st.integers(1, 8),
+)
+def test_counts_and_transpose_in_slabs_match_their_definitions(
+    records: list[list[int]], data: st.DataObject, slab: int
+) -> None:
+    """``item_counts`` and ``transpose_of`` over any rows (repeats and any order
+    included), in slabs of ``slab`` records, against a count and a scan of the records."""
+    ds = Dataset.from_records([[str(t) for t in r] for r in records])
+    rows = np.array(data.draw(st.lists(st.integers(0, ds.n_records - 1), max_size=3 * ds.n_records)), dtype=np.int64)
+    held = [set(ds.record(r).tolist()) for r in rows.tolist()]
+    with mock.patch.object(horpart, "SLAB_RECORDS", slab):
+        counts = horpart.item_counts(ds, rows)
+        item_ptr, holders = horpart.transpose_of(ds, rows)
+    assert counts.dtype == np.int64 and counts.tolist() == [sum(j in h for h in held) for j in range(ds.n_items)]
+    assert item_ptr.tolist()[0] == 0 and len(item_ptr) == ds.n_items + 1
+    for j in range(ds.n_items):
+        expected = [r for r, h in zip(rows.tolist(), held, strict=True) if j in h]
+        assert holders[item_ptr[j] : item_ptr[j + 1]].tolist() == expected
 
 
 record_lists = st.lists(st.lists(st.sampled_from("abcdefghij"), max_size=6), min_size=1, max_size=40)

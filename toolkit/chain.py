@@ -123,25 +123,26 @@ without the vocabulary, which travels once with the mapped function."""
 
 def cluster_units(dataset: Dataset, clusters: list[np.ndarray], unit_occurrences: int) -> list[Unit]:
     """The clusters as units of about ``unit_occurrences`` item occurrences each
-    (a larger cluster alone)."""
+    (a larger cluster alone). Each unit's items are gathered on their own, so
+    that no temporary grows with the dataset (one past glibc's 32 MiB mmap
+    threshold is faulted in and zeroed anew: docs/results/scale.md, "Session
+    11: disassociate's growth")."""
     if not clusters:
         return []
     cluster_sizes = np.array([len(rows) for rows in clusters], dtype=np.int64)
     order = np.concatenate(clusters)
     record_sizes = dataset.sizes[order]
-    items = dataset.subset(order).items
     cluster_occ = np.add.reduceat(record_sizes, np.r_[0, np.cumsum(cluster_sizes)[:-1]])
     ends = np.cumsum(cluster_occ)
     cuts = unique_int(np.searchsorted(ends, np.arange(unit_occurrences, ends[-1], unit_occurrences), side="right"))
     cluster_cuts = [0, *cuts.tolist(), len(clusters)]
     record_cuts = np.r_[0, np.cumsum(cluster_sizes)]
-    occ_cuts = np.r_[0, ends]
     return [
         (
             a,
             cluster_sizes[a:b],
             record_sizes[record_cuts[a] : record_cuts[b]],
-            items[occ_cuts[a] : occ_cuts[b]],
+            dataset.subset(order[record_cuts[a] : record_cuts[b]]).items,
         )
         for a, b in itertools.pairwise(cluster_cuts)
         if a < b

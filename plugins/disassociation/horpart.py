@@ -90,12 +90,55 @@ def occurrences(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndar
     return items_of(dataset, rows), np.repeat(np.arange(len(rows), dtype=np.int64), dataset.sizes[rows])
 
 
+SLAB_RECORDS = 1 << 16
+"""Records that :func:`item_counts` and :func:`transpose_of` handle in one
+numpy pass: a larger part goes in slabs of this many, so that their
+temporaries (a few int64 arrays per occurrence) do not grow with the part. A
+temporary past glibc's largest mmap threshold (32 MiB) is a fresh mapping,
+faulted in and zeroed anew each time: at 5M records the parts near the root
+make a few of them per split (docs/results/scale.md, "Session 11:
+disassociate's growth")."""
+
+
+def item_counts(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
+    """The support of every item id in the records ``rows`` (int64),
+    :data:`SLAB_RECORDS` records at a time."""
+    most = SLAB_RECORDS
+    if len(rows) <= most:
+        return np.bincount(items_of(dataset, rows), minlength=dataset.n_items).astype(np.int64, copy=False)
+    counts = np.zeros(dataset.n_items, dtype=np.int64)
+    for first in range(0, len(rows), most):
+        counts += np.bincount(items_of(dataset, rows[first : first + most]), minlength=dataset.n_items)
+    return counts
+
+
 def transpose_of(dataset: Dataset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The transpose of the records ``rows``: ``(item_ptr, holders)``, the
     records of ``rows`` holding item ``j`` being ``holders[item_ptr[j]:item_ptr[j + 1]]``
-    (in the order of ``rows``)."""
-    items, local = occurrences(dataset, rows)
-    return offsets_of(np.bincount(items, minlength=dataset.n_items)), rows[local[stable_order(items, dataset.n_items)]]
+    (in the order of ``rows``).
+
+    :data:`SLAB_RECORDS` records at a time: each slab's holders, in order
+    within each item, written after those of the slabs before it; only the
+    result grows with ``rows``."""
+    most = SLAB_RECORDS
+    if len(rows) <= most:
+        items, local = occurrences(dataset, rows)
+        item_ptr = offsets_of(np.bincount(items, minlength=dataset.n_items))
+        return item_ptr, rows[local[stable_order(items, dataset.n_items)]]
+    item_ptr = offsets_of(item_counts(dataset, rows))
+    holders = np.empty(int(item_ptr[-1]), dtype=rows.dtype)
+    cursor = item_ptr[:-1].copy()  # where the slab's first holder of each item goes
+    for first in range(0, len(rows), most):
+        slab = rows[first : first + most]
+        items, local = occurrences(dataset, slab)
+        order = stable_order(items, dataset.n_items)
+        counts = np.bincount(items, minlength=dataset.n_items)
+        by_item = items[order]
+        # each occurrence's rank among the slab's holders of its item:
+        rank = np.arange(len(order), dtype=np.int64) - offsets_of(counts)[by_item]
+        holders[cursor[by_item] + rank] = slab[local[order]]
+        cursor += counts
+    return item_ptr, holders
 
 
 class _Splitter:
@@ -110,7 +153,7 @@ class _Splitter:
 
     def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
         """Term supports in ``rows``, zero on ``ignore``."""
-        counts = np.bincount(items_of(self.dataset, rows), minlength=self.dataset.n_items).astype(np.int64, copy=False)
+        counts = item_counts(self.dataset, rows)
         if ignore:
             counts[list(ignore)] = 0
         return counts
