@@ -17,10 +17,11 @@ import pytest
 PROBE = textwrap.dedent(
     """
     import json, os, sys
+    from distributed import get_worker
     from privtool.dask_executor import DaskExecutor
 
     def probe(item):
-        return os.getppid(), "pandas" in sys.modules
+        return os.getppid(), "pandas" in sys.modules, "profile" in get_worker().periodic_callbacks
 
     executor = DaskExecutor(workers=2)
     try:
@@ -35,16 +36,17 @@ PROBE = textwrap.dedent(
 def test_local_workers_are_forked_by_a_server_that_imports_only_what_they_need() -> None:
     """In a fresh interpreter (a fork server already running in this one would
     serve instead): workers are not children of the driver (spawned ones are),
-    and neither they nor the driver import pandas, which Dask's own preload
-    list would."""
+    neither they nor the driver import pandas, which Dask's own preload
+    list would, and no worker runs Dask's statistical profiler."""
     pytest.importorskip("dask.distributed")
     pytest.importorskip("pandas")  # without it installed there is nothing to keep out
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["workers"], report
-    assert all(parent != report["driver"] for parent, _ in report["workers"]), report
-    assert not any(pandas for _, pandas in report["workers"]), report
+    assert all(parent != report["driver"] for parent, _, _ in report["workers"]), report
+    assert not any(pandas for _, pandas, _ in report["workers"]), report
+    assert not any(profiling for _, _, profiling in report["workers"]), report
     assert report["driver_pandas"] is False
 
 

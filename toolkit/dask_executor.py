@@ -84,6 +84,19 @@ driver too; privtool's tasks need none of them (a task that does imports it
 on the worker)."""
 
 
+LOCAL_WORKER_CONFIG = {
+    "distributed.worker.multiprocessing-method": START_METHOD,
+    "distributed.worker.profile.enabled": False,
+}
+"""Dask settings a local cluster's workers start with: forked
+(:data:`START_METHOD`), and without Dask's statistical profiler, which samples
+every worker's stack 100 times a second for a dashboard privtool does not
+start. It cost each worker 0.013 CPU s per second of the stage, busy or idle
+(0.033 against 0.020, docs/results/scale.md, "Session 10: verify at 5M"), so
+more per record in the stages whose wall time per record is largest, the
+small ones ("Session 11: verify at the small end")."""
+
+
 def pickled(obj: Any, dumps: Callable[..., bytes] = pickle.dumps) -> list[Any]:
     """``obj`` pickled (protocol 5) as ``[header, *buffers]``: the header holds
     everything but its contiguous arrays, which come after it as byte arrays
@@ -156,7 +169,7 @@ def connected(scheduler: str | None, workers: int) -> tuple[Any, Any]:
         except (OSError, TimeoutError) as exc:
             raise UserError(f"cannot reach the Dask scheduler at {scheduler} ({exc}).") from None
     preload_workers()
-    with dask.config.set({"distributed.worker.multiprocessing-method": START_METHOD}):
+    with dask.config.set(LOCAL_WORKER_CONFIG):
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,

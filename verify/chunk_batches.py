@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from privtool.arrays import slabs
+from privtool.arrays import concat_ranges, csr_positions, offsets_of, slabs
 from privtool.lazy_sequence import LazySequence
 from privtool.release import Release
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
+
+from .chunks import ChunkShapes, chunk_shapes
 
 Rows = tuple[tuple[str, ...], ...]
 
@@ -90,6 +92,18 @@ class ChunkBatch:
     def chunks(self) -> list[Rows]:
         """Every chunk's sub-records as tuples of labels."""
         return label_chunks(self.labels, self.items, self.row_offsets, self.chunk_offsets)
+
+    def chunks_at(self, which: Sequence[int]) -> list[Rows]:
+        """The sub-records of the chunks ``which``, in that order, as :meth:`chunks` gives them."""
+        chosen = np.asarray(which, dtype=np.int64)
+        counts = np.diff(self.chunk_offsets)[chosen]
+        rows = concat_ranges(self.chunk_offsets[chosen], counts)
+        items = self.items[csr_positions(self.row_offsets, rows)]
+        return label_chunks(self.labels, items, offsets_of(np.diff(self.row_offsets)[rows]), offsets_of(counts))
+
+    def shapes(self, k: int, m: int) -> ChunkShapes:
+        """Every chunk's :class:`~privtool.verifiers.chunks.ChunkShapes`."""
+        return chunk_shapes(self.items, self.row_offsets, self.chunk_offsets, k, m)
 
     def location(self, n: int) -> dict[str, Any]:
         """Where chunk ``n`` of the batch is, as the verifiers' witnesses name it."""

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privtool.arrays import offsets_of, run_starts, unique_int
+from privtool.arrays import concat_ranges, int_bincount, offsets_of, run_starts, slabs, sort_int, unique_int
 from privtool.context import past
 from privtool.errors import TimedOut
 
@@ -119,6 +119,105 @@ def km_witness_enum(rows: Rows, k: int, m: int, deadline: float | None = None) -
             break
         frontier, paths = next_frontier, next_paths
     return None
+
+
+SCREEN_PAIRS = 1 << 18
+"""Most item pairs :func:`chunk_shapes` counts at a time (whole chunks); a chunk
+with more is left undecided, so a task's memory stays bounded."""
+
+SCREEN_M = 2
+"""The largest m :func:`chunk_shapes` decides: it counts items and pairs of items."""
+
+
+@dataclass(frozen=True)
+class ChunkShapes:
+    """Per chunk of a CSR batch (:func:`chunk_shapes`): its sub-records, its
+    distinct items, its longest sub-record (items as listed, as
+    :func:`effective_m` counts them), and ``maybe_weak``: False only when no
+    itemset of 1..m items has a support in [1, k-1] in the chunk."""
+
+    rows: np.ndarray
+    items: np.ndarray
+    longest: np.ndarray
+    maybe_weak: np.ndarray
+
+
+def chunk_shapes(
+    items: np.ndarray,
+    row_offsets: np.ndarray,
+    chunk_offsets: np.ndarray,
+    k: int,
+    m: int,
+    most_pairs: int = SCREEN_PAIRS,
+) -> ChunkShapes:
+    """:class:`ChunkShapes` of chunks in CSR form (as :func:`covered_in_csr`
+    takes them), for m at most :data:`SCREEN_M`.
+
+    ``maybe_weak`` is the direct count of the supports of every item and, for
+    m = 2, every pair of items of each chunk (distinct sub-records holding
+    them), vectorised over all the chunks: a few dozen numpy calls per batch,
+    where :func:`km_witness_enum` costs tens of microseconds per chunk. It is
+    exact, except that a chunk with more than ``most_pairs`` item pairs is left
+    True (undecided: the caller checks it itemset by itemset). Itemsets of
+    support 0 never count, as in :func:`km_witness_enum`."""
+    if not 1 <= m <= SCREEN_M:
+        raise ValueError(f"chunk_shapes decides m = 1 or 2, not {m}")
+    n_rows, n_chunks = len(row_offsets) - 1, len(chunk_offsets) - 1
+    codes = np.asarray(items, dtype=np.int64)
+    span = int(codes.max()) + 1 if len(codes) else 1
+    listed = np.diff(row_offsets)
+    row_of = np.repeat(np.arange(n_rows, dtype=np.int64), listed)
+    distinct = unique_int(row_of * span + codes)  # (sub-record, item), sub-record by sub-record
+    row_of, codes = distinct // span, distinct % span
+    chunk_rows = np.diff(chunk_offsets)
+    chunk_of_row = np.repeat(np.arange(n_chunks, dtype=np.int64), chunk_rows)
+    chunk_of = chunk_of_row[row_of]
+    keys = sort_int(chunk_of * span + codes, runs=True)
+    starts = run_starts(keys)  # one run per distinct (chunk, item)
+    chunk_of_key = keys[starts] // span
+    maybe_weak = np.zeros(n_chunks, dtype=bool)
+    maybe_weak[chunk_of_key[np.diff(starts, append=len(keys)) < k]] = True
+    longest = np.zeros(n_chunks, dtype=np.int64)
+    np.maximum.at(longest, chunk_of_row, listed)
+    if m == 2 and len(codes):
+        item_of = np.searchsorted(keys[starts], chunk_of * span + codes)  # the (chunk, item) of each occurrence
+        row_starts = offsets_of(np.bincount(row_of, minlength=n_rows))
+        maybe_weak |= _weak_pairs(item_of, row_of, row_starts, chunk_offsets, chunk_of_key, k, most_pairs)
+    return ChunkShapes(chunk_rows, np.bincount(chunk_of_key, minlength=n_chunks), longest, maybe_weak)
+
+
+def _weak_pairs(
+    item_of: np.ndarray,
+    row_of: np.ndarray,
+    row_starts: np.ndarray,
+    chunk_offsets: np.ndarray,
+    chunk_of_item: np.ndarray,
+    k: int,
+    most: int,
+) -> np.ndarray:
+    """Per chunk, whether a pair of its items has a support in [1, k-1], or it
+    alone has more than ``most`` pairs. Each distinct (sub-record, item)
+    occurrence, sub-record after sub-record and ascending within one, has the
+    number ``item_of`` of its (chunk, item) and its sub-record ``row_of``;
+    ``row_starts`` cuts the occurrences into sub-records, ``chunk_offsets``
+    the sub-records into chunks, and ``chunk_of_item`` gives each (chunk, item)'s chunk."""
+    n_chunks = len(chunk_offsets) - 1
+    row_length = np.diff(row_starts)
+    chunk_of_row = np.repeat(np.arange(n_chunks, dtype=np.int64), np.diff(chunk_offsets))
+    pair_ends = np.cumsum(int_bincount(chunk_of_row, row_length * (row_length - 1) // 2, n_chunks))
+    found = np.zeros(n_chunks, dtype=bool)
+    span = int(item_of.max()) + 1
+    for first, last in slabs(pair_ends, most):
+        if int(pair_ends[last - 1]) - (int(pair_ends[first - 1]) if first else 0) > most:
+            found[first:last] = True  # one chunk alone: left undecided
+            continue
+        position = np.arange(row_starts[chunk_offsets[first]], row_starts[chunk_offsets[last]], dtype=np.int64)
+        later = row_starts[row_of[position] + 1] - position - 1  # items after this one in its sub-record
+        keys = sort_int(item_of[np.repeat(position, later)] * span + item_of[concat_ranges(position + 1, later)])
+        starts = run_starts(keys)
+        weak = np.diff(starts, append=len(keys)) < k
+        found[chunk_of_item[keys[starts[weak]] // span]] = True
+    return found
 
 
 def _distinct(rows: Rows) -> tuple[list[frozenset[str]], list[int]]:

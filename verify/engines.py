@@ -32,6 +32,8 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
+import numpy as np
+
 from privtool.arrays import SLAB_OCCURRENCES
 from privtool.context import past
 from privtool.errors import TimedOut
@@ -39,6 +41,7 @@ from privtool.release_arrays import ReleaseArrays
 
 from .chunk_batches import ChunkBatch, chunk_location, chunk_slabs, label_rows
 from .chunks import (
+    SCREEN_M,
     ChunkBits,
     SolverGaveUp,
     covered_in_csr,
@@ -177,8 +180,29 @@ def check_km_batch(batch: KmBatch) -> list[UnitResult]:
 
 def check_km_chunks(batch: ChunkBatch, k: int, m: int, requested: str, deadline: float | None) -> UnitTally:
     """:func:`check_km_batch` of a batch of a release's chunks in CSR form,
-    reduced to a tally."""
-    return UnitTally.of(check_km_batch((tuple(batch.locations()), tuple(batch.chunks()), k, m, requested, deadline)))
+    reduced to a tally. For m at most :data:`SCREEN_M`, a chunk whose engine is
+    ``enum`` and that holds no itemset of support in [1, k-1] by the batch's
+    vectorised count (:meth:`ChunkBatch.shapes`) is decided there, as
+    enumeration would decide it (no witness); the other chunks, and every chunk
+    once the deadline has passed, go to :func:`check_km_batch`."""
+    if m > SCREEN_M or past(deadline):
+        return UnitTally.of(
+            check_km_batch((tuple(batch.locations()), tuple(batch.chunks()), k, m, requested, deadline))
+        )
+    shapes = batch.shapes(k, m)
+    levels = np.maximum(1, np.minimum(m, shapes.longest)).tolist()
+    engines = [
+        pick_engine(requested, n_items, level, n_rows)
+        for n_items, level, n_rows in zip(shapes.items.tolist(), levels, shapes.rows.tolist(), strict=True)
+    ]
+    maybe_weak = shapes.maybe_weak.tolist()
+    rest = [n for n, engine in enumerate(engines) if engine != "enum" or maybe_weak[n]]
+    tally = UnitTally()
+    if rest:
+        unit = (tuple(batch.location(n) for n in rest), tuple(batch.chunks_at(rest)), k, m, requested, deadline)
+        tally = UnitTally.of(check_km_batch(unit))
+    tally.units, tally.engines = len(batch), Counter(engines)
+    return tally
 
 
 def check_km_unit(

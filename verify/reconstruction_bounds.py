@@ -50,7 +50,7 @@ from privtool.release_arrays import ReleaseArrays
 from privtool.results import Certificate
 
 from .chunk_batches import ChunkBatch, ChunkBatches, label_chunks, release_arrays
-from .chunks import ChunkBits
+from .chunks import SCREEN_M, ChunkBits
 from .engines import BATCH_SIZE
 from .joint_tree import OverlappingJointClusters, joint_parents
 
@@ -441,9 +441,12 @@ def weak_parts_of_chunks(
     batch: ChunkBatch, k: int, m: int, deadline: float | None
 ) -> list[tuple[int, tuple[Part, ...]]]:
     """:func:`chunk_weak_parts` of every chunk of a batch in CSR form:
-    ``(release chunk index, weak parts)`` of the chunks that have any."""
+    ``(release chunk index, weak parts)`` of the chunks that have any. For m at
+    most :data:`~.chunks.SCREEN_M` only the chunks the batch's vectorised count
+    leaves possible (:meth:`ChunkBatch.shapes`) are enumerated; the others have none."""
     found = []
-    for n, rows in enumerate(batch.chunks()):
+    which = np.flatnonzero(batch.shapes(k, m).maybe_weak).tolist() if m <= SCREEN_M else range(len(batch))
+    for n, rows in zip(which, batch.chunks_at(which), strict=True):
         parts = chunk_weak_parts((rows, k, m, deadline))
         if parts:
             found.append((batch.first + n, parts))
