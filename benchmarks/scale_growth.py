@@ -36,6 +36,12 @@ unless something grows faster than linearly, which is what flatness is for. A
 base of 100,000 records holds the bounded buffers (slabs, units, batches in
 flight) that a tiny input never fills; with 10,000 they stay in the marginal
 figure as a fixed part that falls with N.
+
+``--repeat R`` runs the base and every size R times, the whole sequence
+again each time (so a slow spell of the machine falls on every size, not on
+one), and every figure then stands for the R runs of its stage: the least
+wall and CPU time (disturbances only add time, as with ``timeit``) and the
+highest peaks; the summary lists every run's wall time beside it.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ import math
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -79,14 +86,19 @@ def run(opts: argparse.Namespace) -> None:
         base = record.setdefault("base", {"records": opts.base_records, "stages": []})
         if base["records"] != opts.base_records:
             raise SystemExit(f"{out} holds a base of {base['records']} records, not {opts.base_records}.")
-        run_size(opts, record, out, opts.base_records, base)
-    for records in (int(n) for n in opts.records.split(",") if n):
-        run_size(opts, record, out, records, record["sizes"].setdefault(str(records), {"stages": []}))
+    for repeat in range(opts.repeat):
+        if opts.base_records:
+            run_size(opts, record, out, opts.base_records, record["base"], repeat)
+        for records in (int(n) for n in opts.records.split(",") if n):
+            run_size(opts, record, out, records, record["sizes"].setdefault(str(records), {"stages": []}), repeat)
     out.write_text(json.dumps(record, indent=1) + "\n")
 
 
-def run_size(opts: argparse.Namespace, record: dict[str, Any], out: Path, records: int, size: dict[str, Any]) -> None:
-    """The stages of ``opts.stages`` not yet in ``size`` on RECORDS records, saved to OUT after each."""
+def run_size(
+    opts: argparse.Namespace, record: dict[str, Any], out: Path, records: int, size: dict[str, Any], repeat: int
+) -> None:
+    """The stages of ``opts.stages`` that ``size`` holds at most REPEAT runs of, on RECORDS records,
+    saved to OUT after each."""
     executor = executor_options(opts.workers, None)
     data = opts.dir / "data" / f"pos-{records}.dat"
     work = opts.dir / opts.label / str(records)
@@ -95,9 +107,9 @@ def run_size(opts: argparse.Namespace, record: dict[str, Any], out: Path, record
     commands = stage_commands(data, work, records, executor)
     if not data.exists():
         size["synth"] = stage("synth", commands["synth"], work)
-    done = {s["stage"] for s in size["stages"]}
+    done = Counter(s["stage"] for s in size["stages"])
     for name in opts.stages.split(","):
-        if name in done:
+        if done[name] > repeat:
             continue
         left = opts.deadline - time.time() if opts.deadline else None
         if left is not None and left <= 0:
@@ -145,9 +157,27 @@ RAW = ("wall_us", "cpu_us", "peak_bytes")
 MARGINAL = ("marginal_wall_us", "marginal_cpu_us", "marginal_peak_bytes")
 
 
+def combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One stage's figures over its runs: the least wall and CPU time, the highest peaks,
+    the first run's load before and the last's after, and ``runs_wall_s``, every run's wall time."""
+    return {
+        **runs[0],
+        "wall_s": min(r["wall_s"] for r in runs),
+        "cpu_s": min(r["cpu_s"] for r in runs),
+        "peak_mib": max(r["peak_mib"] for r in runs),
+        "peak_worker_mib": max(r.get("peak_worker_mib", 0.0) for r in runs),
+        "load_after": runs[-1]["load_after"],
+        "runs_wall_s": [r["wall_s"] for r in runs],
+    }
+
+
 def finished_stages(size: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """A size's stages that ran to the end, by name."""
-    return {s["stage"]: s for s in size.get("stages", []) if s.get("finished", True)}
+    """A size's stages that ran to the end, by name, each :func:`combined` over its runs."""
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for s in size.get("stages", []):
+        if s.get("finished", True):
+            runs.setdefault(s["stage"], []).append(s)
+    return {name: combined(stage_runs) for name, stage_runs in runs.items()}
 
 
 def per_record(record: dict[str, Any]) -> dict[str, list[Row]]:
@@ -184,23 +214,25 @@ def summary(record: dict[str, Any]) -> str:
         f"### {record['label']} (commit {record['commit'][:7]}, {record['workers']} workers)",
         "",
         "| records | stage | wall s | CPU s | peak main MiB | peak worker MiB | wall us/rec | CPU us/rec"
-        " | peak B/rec | load before -> after |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        " | peak B/rec | load before -> after | every run's wall s |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for n, size in sorted(record["sizes"].items(), key=lambda kv: int(kv[0])):
         records = int(n)
-        for s in size["stages"]:
-            peak = max(s["peak_mib"], s.get("peak_worker_mib", 0.0))
+        finished = finished_stages(size)
+        unfinished = [s for s in size["stages"] if not s.get("finished", True)]
+        for s in [*finished.values(), *unfinished]:
             stopped = "" if s.get("finished", True) else " (stopped unfinished)"
+            runs = ", ".join(f"{wall:.1f}" for wall in s.get("runs_wall_s", [s["wall_s"]]))
             lines.append(
                 f"| {records:,} | {s['stage']}{stopped} | {s['wall_s']:.1f} | {s['cpu_s']:.1f} | {s['peak_mib']:,.0f} |"
                 f" {s.get('peak_worker_mib', 0.0):,.0f} | {s['wall_s'] / records * 1e6:.1f} |"
-                f" {s['cpu_s'] / records * 1e6:.1f} | {peak * MIB / records:,.0f} |"
-                f" {s['load_before'][0]:.1f} -> {s['load_after'][0]:.1f} |"
+                f" {s['cpu_s'] / records * 1e6:.1f} | {stage_peak_mib(s) * MIB / records:,.0f} |"
+                f" {s['load_before'][0]:.1f} -> {s['load_after'][0]:.1f} | {runs} |"
             )
-        if {s["stage"] for s in size["stages"] if s.get("finished", True)} >= set(PIPELINE):
-            total = sum(s["wall_s"] for s in size["stages"] if s["stage"] in PIPELINE)
-            lines.append(f"| {records:,} | **pipeline** | **{total:.1f}** | | | | | | | |")
+        if set(finished) >= set(PIPELINE):
+            total = sum(finished[name]["wall_s"] for name in PIPELINE)
+            lines.append(f"| {records:,} | **pipeline** | **{total:.1f}** | | | | | | | | |")
     based = f"{record['base']['records']:,} records" if "base" in record else "no base run"
     lines += [
         "",
@@ -286,6 +318,9 @@ def main() -> None:
     running.add_argument("--json", type=Path, default=None, help="Results file (default DIR/LABEL.json).")
     running.add_argument("--stages", default=",".join(PIPELINE), help="Comma-separated subset of the pipeline.")
     running.add_argument("--resume", action="store_true", help="Keep the results file's stages and skip them.")
+    running.add_argument(
+        "--repeat", type=int, default=1, help="Run the whole sequence (base and sizes) this many times; see above."
+    )
     running.add_argument(
         "--deadline",
         type=lambda t: calendar.timegm(time.strptime(time.strftime("%Y-%m-%d ") + t, "%Y-%m-%d %H:%M")),

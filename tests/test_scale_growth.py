@@ -120,3 +120,23 @@ def test_the_summary_labels_the_base_and_the_marginal_flatness(growth: ModuleTyp
     assert float(cells[9]) == pytest.approx(400.0 * 1e6 / MIB, abs=0.5)
     without = growth.summary(results(300.0, 400.0, sizes, None))
     assert "no base run" in without and "| - | - | - | - |" in without
+
+
+def test_repeated_runs_count_as_their_fastest_time_and_highest_peak(growth: ModuleType) -> None:
+    record = results(300.0, 400.0, [500_000, 1_000_000], 100_000)
+    first = record["sizes"]["500000"]["stages"][0]
+    slow = {**first, "wall_s": first["wall_s"] * 1.4, "cpu_s": first["cpu_s"] * 1.2, "peak_mib": first["peak_mib"] + 7}
+    record["sizes"]["500000"]["stages"].append(slow)
+    record["sizes"]["500000"]["stages"].append({**slow, "stage": "verify", "finished": False, "wall_s": 0.1})
+    (stage_runs,) = growth.finished_stages(record["sizes"]["500000"]).values()
+    assert stage_runs["wall_s"] == first["wall_s"]  # the unfinished run's 0.1 s does not count
+    assert stage_runs["cpu_s"] == first["cpu_s"]
+    assert stage_runs["peak_mib"] == first["peak_mib"] + 7
+    assert stage_runs["runs_wall_s"] == [first["wall_s"], slow["wall_s"]]
+    rows = growth.per_record(record)["verify"]
+    assert rows[0].wall_us == pytest.approx(first["wall_s"] * 1e6 / 500_000)
+    assert rows[0].peak_bytes == pytest.approx((first["peak_mib"] + 7) * MIB / 500_000)
+    table = growth.summary(record)
+    row = next(line for line in table.splitlines() if line.startswith("| 500,000 | verify |"))
+    assert row.rstrip(" |").endswith(f"{first['wall_s']:.1f}, {slow['wall_s']:.1f}")
+    assert "| 500,000 | verify (stopped unfinished) |" in table
