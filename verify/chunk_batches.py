@@ -102,8 +102,11 @@ class ChunkBatch:
         return label_chunks(self.labels, items, offsets_of(np.diff(self.row_offsets)[rows]), offsets_of(counts))
 
     def shapes(self, k: int, m: int) -> ChunkShapes:
-        """Every chunk's :class:`~privtool.verifiers.chunks.ChunkShapes`."""
-        return chunk_shapes(self.items, self.row_offsets, self.chunk_offsets, k, m)
+        """Every chunk's :class:`~privtool.verifiers.chunks.ChunkShapes`, its
+        witnesses in the order of the labels (:class:`~privtool.verifiers.chunks.ChunkBits`')."""
+        rank = np.empty(len(self.labels), dtype=np.int64)
+        rank[sorted(range(len(self.labels)), key=self.labels.__getitem__)] = np.arange(len(self.labels))
+        return chunk_shapes(self.items, self.row_offsets, self.chunk_offsets, k, m, rank)
 
     def location(self, n: int) -> dict[str, Any]:
         """Where chunk ``n`` of the batch is, as the verifiers' witnesses name it."""

@@ -134,12 +134,20 @@ class ChunkShapes:
     """Per chunk of a CSR batch (:func:`chunk_shapes`): its sub-records, its
     distinct items, its longest sub-record (items as listed, as
     :func:`effective_m` counts them), and ``maybe_weak``: False only when no
-    itemset of 1..m items has a support in [1, k-1] in the chunk."""
+    itemset of 1..m items has a support in [1, k-1] in the chunk.
+
+    ``witness_items`` (two item codes, the second -1 for a single item; -1, -1
+    for none) and ``witness_support``: per chunk the itemset of support in [1,
+    k-1] that :func:`km_witness_enum` returns first, given each code's place
+    in the labels' sorted order (``label_rank``, see :func:`chunk_shapes`); none
+    when the chunk has no such itemset or the count left it undecided."""
 
     rows: np.ndarray
     items: np.ndarray
     longest: np.ndarray
     maybe_weak: np.ndarray
+    witness_items: np.ndarray
+    witness_support: np.ndarray
 
 
 def chunk_shapes(
@@ -148,6 +156,7 @@ def chunk_shapes(
     chunk_offsets: np.ndarray,
     k: int,
     m: int,
+    label_rank: np.ndarray | None = None,
     most_pairs: int = SCREEN_PAIRS,
 ) -> ChunkShapes:
     """:class:`ChunkShapes` of chunks in CSR form (as :func:`covered_in_csr`
@@ -158,13 +167,21 @@ def chunk_shapes(
     them), vectorised over all the chunks: a few dozen numpy calls per batch,
     where :func:`km_witness_enum` costs tens of microseconds per chunk. It is
     exact, except that a chunk with more than ``most_pairs`` item pairs is left
-    True (undecided: the caller checks it itemset by itemset). Itemsets of
-    support 0 never count, as in :func:`km_witness_enum`."""
+    True (undecided: the caller checks it itemset by itemset) unless one of its
+    items alone is weak. Itemsets of support 0 never count, as in
+    :func:`km_witness_enum`.
+
+    The witnesses follow :func:`km_witness_enum`'s order, in which the chunk's
+    items are sorted by label: ``label_rank[code]`` is the code's label's place
+    in that order (default: the codes' own order). A weak item comes before
+    any pair (the item with the first label); else the weak pair whose two
+    labels, in order, come first."""
     if not 1 <= m <= SCREEN_M:
         raise ValueError(f"chunk_shapes decides m = 1 or 2, not {m}")
     n_rows, n_chunks = len(row_offsets) - 1, len(chunk_offsets) - 1
     codes = np.asarray(items, dtype=np.int64)
     span = int(codes.max()) + 1 if len(codes) else 1
+    rank = np.arange(span, dtype=np.int64) if label_rank is None else np.asarray(label_rank, dtype=np.int64)
     listed = np.diff(row_offsets)
     row_of = np.repeat(np.arange(n_rows, dtype=np.int64), listed)
     distinct = unique_int(row_of * span + codes)  # (sub-record, item), sub-record by sub-record
@@ -174,16 +191,57 @@ def chunk_shapes(
     chunk_of = chunk_of_row[row_of]
     keys = sort_int(chunk_of * span + codes, runs=True)
     starts = run_starts(keys)  # one run per distinct (chunk, item)
-    chunk_of_key = keys[starts] // span
-    maybe_weak = np.zeros(n_chunks, dtype=bool)
-    maybe_weak[chunk_of_key[np.diff(starts, append=len(keys)) < k]] = True
+    chunk_of_key, code_of_key = np.divmod(keys[starts], span)
+    support_of_key = np.diff(starts, append=len(keys))
+    weak = np.flatnonzero(support_of_key < k)
+    witness = _first_per_chunk(chunk_of_key[weak], rank[code_of_key[weak]], n_chunks)
+    witness_items = np.full((n_chunks, 2), -1, dtype=np.int64)
+    witness_support = np.zeros(n_chunks, dtype=np.int64)
+    found = witness >= 0
+    witness_items[found, 0] = code_of_key[weak[witness[found]]]
+    witness_support[found] = support_of_key[weak[witness[found]]]
+    maybe_weak = found.copy()
     longest = np.zeros(n_chunks, dtype=np.int64)
     np.maximum.at(longest, chunk_of_row, listed)
     if m == 2 and len(codes):
         item_of = np.searchsorted(keys[starts], chunk_of * span + codes)  # the (chunk, item) of each occurrence
         row_starts = offsets_of(np.bincount(row_of, minlength=n_rows))
-        maybe_weak |= _weak_pairs(item_of, row_of, row_starts, chunk_offsets, chunk_of_key, k, most_pairs)
-    return ChunkShapes(chunk_rows, np.bincount(chunk_of_key, minlength=n_chunks), longest, maybe_weak)
+        pairs = _weak_pairs(item_of, row_of, row_starts, chunk_offsets, chunk_of_key, k, most_pairs)
+        maybe_weak |= pairs.undecided
+        chunk, lo, hi = pairs.chunk, code_of_key[pairs.first], code_of_key[pairs.second]
+        lo, hi = np.where(rank[lo] < rank[hi], lo, hi), np.where(rank[lo] < rank[hi], hi, lo)
+        no_item = ~found[chunk]  # a weak item is found before any pair
+        chunk, lo, hi, support = chunk[no_item], lo[no_item], hi[no_item], pairs.support[no_item]
+        first = _first_per_chunk(chunk, rank[lo] * len(rank) + rank[hi], n_chunks)
+        paired = first >= 0
+        witness_items[paired] = np.stack([lo[first[paired]], hi[first[paired]]], axis=1)
+        witness_support[paired] = support[first[paired]]
+        maybe_weak |= paired
+    return ChunkShapes(
+        chunk_rows, np.bincount(chunk_of_key, minlength=n_chunks), longest, maybe_weak, witness_items, witness_support
+    )
+
+
+def _first_per_chunk(chunk: np.ndarray, order: np.ndarray, n_chunks: int) -> np.ndarray:
+    """Per chunk, the position in ``chunk`` of its entry of least ``order``, or -1."""
+    first = np.full(n_chunks, -1, dtype=np.int64)
+    if len(chunk):
+        by = np.lexsort((order, chunk))
+        starts = run_starts(chunk[by])
+        first[chunk[by[starts]]] = by[starts]
+    return first
+
+
+@dataclass(frozen=True)
+class WeakPairs:
+    """:func:`_weak_pairs`' answer: per weak pair its chunk, its two (chunk,
+    item) numbers and its support; per chunk whether it was left undecided."""
+
+    chunk: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    support: np.ndarray
+    undecided: np.ndarray
 
 
 def _weak_pairs(
@@ -194,30 +252,38 @@ def _weak_pairs(
     chunk_of_item: np.ndarray,
     k: int,
     most: int,
-) -> np.ndarray:
-    """Per chunk, whether a pair of its items has a support in [1, k-1], or it
-    alone has more than ``most`` pairs. Each distinct (sub-record, item)
-    occurrence, sub-record after sub-record and ascending within one, has the
-    number ``item_of`` of its (chunk, item) and its sub-record ``row_of``;
-    ``row_starts`` cuts the occurrences into sub-records, ``chunk_offsets``
-    the sub-records into chunks, and ``chunk_of_item`` gives each (chunk, item)'s chunk."""
+) -> WeakPairs:
+    """The pairs of items with a support in [1, k-1] in their chunk, and the
+    chunks that alone have more than ``most`` pairs (undecided, not counted).
+    Each distinct (sub-record, item) occurrence, sub-record after sub-record
+    and ascending within one, has the number ``item_of`` of its (chunk, item)
+    and its sub-record ``row_of``; ``row_starts`` cuts the occurrences into
+    sub-records, ``chunk_offsets`` the sub-records into chunks, and
+    ``chunk_of_item`` gives each (chunk, item)'s chunk."""
     n_chunks = len(chunk_offsets) - 1
     row_length = np.diff(row_starts)
     chunk_of_row = np.repeat(np.arange(n_chunks, dtype=np.int64), np.diff(chunk_offsets))
     pair_ends = np.cumsum(int_bincount(chunk_of_row, row_length * (row_length - 1) // 2, n_chunks))
-    found = np.zeros(n_chunks, dtype=bool)
+    undecided = np.zeros(n_chunks, dtype=bool)
     span = int(item_of.max()) + 1
+    found: list[np.ndarray] = []
+    supports: list[np.ndarray] = []
     for first, last in slabs(pair_ends, most):
         if int(pair_ends[last - 1]) - (int(pair_ends[first - 1]) if first else 0) > most:
-            found[first:last] = True  # one chunk alone: left undecided
+            undecided[first:last] = True  # one chunk alone
             continue
         position = np.arange(row_starts[chunk_offsets[first]], row_starts[chunk_offsets[last]], dtype=np.int64)
         later = row_starts[row_of[position] + 1] - position - 1  # items after this one in its sub-record
         keys = sort_int(item_of[np.repeat(position, later)] * span + item_of[concat_ranges(position + 1, later)])
         starts = run_starts(keys)
-        weak = np.diff(starts, append=len(keys)) < k
-        found[chunk_of_item[keys[starts[weak]] // span]] = True
-    return found
+        counts = np.diff(starts, append=len(keys))
+        weak = counts < k
+        found.append(keys[starts[weak]])
+        supports.append(counts[weak])
+    pairs = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    first_item, second_item = np.divmod(pairs, span)
+    support = np.concatenate(supports) if supports else np.zeros(0, dtype=np.int64)
+    return WeakPairs(chunk_of_item[first_item], first_item, second_item, support, undecided)
 
 
 def _distinct(rows: Rows) -> tuple[list[frozenset[str]], list[int]]:

@@ -180,27 +180,39 @@ def check_km_batch(batch: KmBatch) -> list[UnitResult]:
 
 def check_km_chunks(batch: ChunkBatch, k: int, m: int, requested: str, deadline: float | None) -> UnitTally:
     """:func:`check_km_batch` of a batch of a release's chunks in CSR form,
-    reduced to a tally. For m at most :data:`SCREEN_M`, a chunk whose engine is
-    ``enum`` and that holds no itemset of support in [1, k-1] by the batch's
-    vectorised count (:meth:`ChunkBatch.shapes`) is decided there, as
-    enumeration would decide it (no witness); the other chunks, and every chunk
-    once the deadline has passed, go to :func:`check_km_batch`."""
+    reduced to a tally. For m at most :data:`SCREEN_M`, the batch's vectorised
+    count (:meth:`ChunkBatch.shapes`) decides every chunk whose engine is
+    ``enum`` as enumeration would: no witness when it holds no itemset of
+    support in [1, k-1], else the witness :func:`km_witness_enum` returns
+    first, so a release refuted everywhere costs no more than one certified.
+    The other chunks (another engine, or too many pairs to count), and every
+    chunk once the deadline has passed, go to :func:`check_km_batch`."""
     if m > SCREEN_M or past(deadline):
         return UnitTally.of(
             check_km_batch((tuple(batch.locations()), tuple(batch.chunks()), k, m, requested, deadline))
         )
+    start = time.perf_counter()
     shapes = batch.shapes(k, m)
     levels = np.maximum(1, np.minimum(m, shapes.longest)).tolist()
     engines = [
         pick_engine(requested, n_items, level, n_rows)
         for n_items, level, n_rows in zip(shapes.items.tolist(), levels, shapes.rows.tolist(), strict=True)
     ]
-    maybe_weak = shapes.maybe_weak.tolist()
-    rest = [n for n, engine in enumerate(engines) if engine != "enum" or maybe_weak[n]]
-    tally = UnitTally()
+    maybe_weak, supports = shapes.maybe_weak.tolist(), shapes.witness_support.tolist()
+    counted = [n for n, engine in enumerate(engines) if engine == "enum" and supports[n]]
+    rest = [n for n, engine in enumerate(engines) if engine != "enum" or (maybe_weak[n] and not supports[n])]
+    share = (time.perf_counter() - start) / max(1, len(batch))
+    found: list[tuple[int, UnitResult]] = []
+    for n in counted:
+        location = batch.location(n)
+        itemset = [batch.labels[code] for code in shapes.witness_items[n].tolist() if code >= 0]
+        found.append(
+            (n, UnitResult(location, "enum", {**location, "itemset": itemset, "support": supports[n], "k": k}, share))
+        )
     if rest:
         unit = (tuple(batch.location(n) for n in rest), tuple(batch.chunks_at(rest)), k, m, requested, deadline)
-        tally = UnitTally.of(check_km_batch(unit))
+        found += zip(rest, check_km_batch(unit), strict=True)
+    tally = UnitTally.of(result for _, result in sorted(found, key=itemgetter(0)))
     tally.units, tally.engines = len(batch), Counter(engines)
     return tally
 
