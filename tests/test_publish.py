@@ -20,13 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privtool.arrays import lexicographic_order
-from privtool.chain import ChunkedCluster, Disassociation, JointPlan, cluster_units
+from privtool.chain import ChunkedCluster, Disassociation, JointPlan
 from privtool.dataset import Dataset, label_sort_key
 from privtool.plugins.disassociation import publish
-from privtool.plugins.disassociation.horpart import partition
-from privtool.plugins.disassociation.publish import Refined, build_outcome, split_rows
-from privtool.plugins.disassociation.refine import refine
-from privtool.plugins.disassociation.verpart import verpart_batch
+from privtool.plugins.disassociation.publish import build_outcome
 
 
 def reference_release(dis: Disassociation) -> tuple[list, list]:
@@ -110,57 +107,3 @@ def test_lexicographic_order_is_the_tuple_order(rows: list[tuple[int, list[int]]
     offsets = np.r_[0, np.cumsum([len(row) for _, row in rows])].astype(np.int64)
     expected = sorted(range(len(rows)), key=lambda i: (rows[i][0], rows[i][1]))
     assert lexicographic_order(lead, items, offsets).tolist() == expected
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.lists(st.integers(0, 25), min_size=1, max_size=8), min_size=2, max_size=120),
-    st.integers(2, 5),
-    st.integers(1, 4),
-    st.sampled_from([1, 3, 1 << 20]),
-)
-def test_refine_s_projection_publishes_the_definition(rows: list[list[int]], k: int, m: int, batch: int) -> None:
-    """The shared chunks of the plans REFINE projected are cut from its
-    projection (:func:`publish.split_rows`), not projected again: the release
-    is the definition's, and the same as from the same plans without the
-    projection (as a third-party refiner returns them). Labels such as "10"
-    sort before "2", so canonical ranks are not the item ids."""
-    dataset = Dataset.from_records([[str(t) for t in row] for row in rows])
-    parts = partition(dataset, k, k + 4, "adding")
-    units = cluster_units(dataset, parts.clusters, 1 << 20)
-    chunks = [c for _, *unit in units for c in verpart_batch((unit[0], unit[1], unit[2]), k, m)]
-    plans = refine(dataset, parts.clusters, chunks, k, m)
-    dis = Disassociation(dataset, parts.clusters, parts.suppressed, chunks, plans)
-    plain = Disassociation(dataset, parts.clusters, parts.suppressed, chunks, list(plans))
-    with mock.patch.object(publish, "PROJECT_BATCH_ROWS", batch):
-        cut, projected = (build_outcome(dataset, d, {}).release for d in (dis, plain))
-    assert isinstance(plans, Refined) and not isinstance(plain.joints, Refined)
-    assert cut.dumps() == projected.dumps()
-    clusters = [([chunk for chunk in c.record_chunks], list(c.term_chunk)) for c in cut.clusters]
-    assert (clusters, [list(j.shared_chunks) for j in cut.joint_clusters]) == reference_release(dis)
-
-
-def test_refine_s_projection_is_used_on_the_random_inputs() -> None:
-    """The property above is not vacuous: on inputs of its kind REFINE
-    projects plans with several shared terms, some of their rows meet two
-    chunks, and some plans are not projected (one lifted term)."""
-    rng = np.random.default_rng(7)
-    rows = [sorted({str(t) for t in rng.integers(0, 25, rng.integers(1, 8))}) for _ in range(160)]
-    dataset = Dataset.from_records(rows)
-    parts = partition(dataset, 3, 6, "adding")
-    units = cluster_units(dataset, parts.clusters, 1 << 20)
-    chunks = [c for _, *unit in units for c in verpart_batch((unit[0], unit[1], unit[2]), 3, 2)]
-    plans = refine(dataset, parts.clusters, chunks, 3, 2)
-    assert isinstance(plans, Refined)
-    projected = plans.rows.projected
-    assert projected.any() and not projected.all()
-    made: list[int] = []
-
-    def spy(*args: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        out = split_rows(*args)
-        made.append(len(out[0]))
-        return out
-
-    with mock.patch.object(publish, "split_rows", spy):
-        build_outcome(dataset, Disassociation(dataset, parts.clusters, parts.suppressed, chunks, plans), {})
-    assert made[0] > len(plans.rows.joint)  # more sub-records than rows: some rows meet two chunks

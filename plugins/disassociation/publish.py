@@ -141,72 +141,6 @@ def cluster_layout(n_clusters: int, joint_members: list[list[int]]) -> Layout:
     return Layout(order, position, runs_joint, runs_lo, runs_lo + (run_end - run_start))
 
 
-@dataclass(frozen=True)
-class JointRows:
-    """The projection of every joint plan's records on its lifted terms, as
-    REFINE made it to find the shared chunks (:func:`.refine._shared_chunks`),
-    so that publishing does not project them again: ``members`` and
-    ``layout`` of the plans (:func:`simple_members`, :func:`cluster_layout`);
-    ``projected[j]``, whether plan j's records are here (a plan lifting one
-    term is not projected: its one shared chunk is that term); and per
-    sub-record its plan ``joint`` and its ``items`` (canonical ranks,
-    :func:`canonical_ranks`, ascending; int32) cut by ``offsets``, as
-    :func:`project` returns them."""
-
-    members: list[list[int]]
-    layout: Layout
-    projected: np.ndarray
-    joint: np.ndarray
-    items: np.ndarray
-    offsets: np.ndarray
-
-    @classmethod
-    def empty(cls, members: list[list[int]], layout: Layout, n_plans: int) -> JointRows:
-        """No plan's records projected."""
-        none = np.zeros(0, dtype=np.int32)
-        return cls(members, layout, np.zeros(n_plans, dtype=bool), none, none, np.zeros(1, dtype=np.int64))
-
-
-class Refined(list[JointPlan]):
-    """REFINE's joint plans, holding the :class:`JointRows` they were made
-    from in ``rows``. Only this plugin's refiner makes one, and
-    :func:`build_outcome` reads ``rows`` only of the plans it is given."""
-
-    def __init__(self, plans: list[JointPlan], rows: JointRows) -> None:
-        super().__init__(plans)
-        self.rows = rows
-
-
-def split_rows(
-    rows: JointRows, rank: np.ndarray, owner: np.ndarray, terms: np.ndarray, chunk: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sub-records of the shared chunks of the projected plans, as
-    :func:`project` returns them: each plan's projected rows cut by the
-    domains ``(owner, term, chunk)`` of its shared chunks (:func:`domain_table`),
-    one sub-record per chunk a row meets (an occurrence of a term in no domain
-    of its plan is dropped). The rows' items are ranks in ascending order, so
-    one stable sort by (row, chunk) keeps each sub-record's ascending."""
-    span = max(len(rank), 1)
-    keys = owner * span + rank[terms]
-    by_key = np.argsort(keys, kind="stable")
-    keys = keys[by_key]
-    lengths = np.diff(rows.offsets)
-    row_of = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    wanted = rows.joint.astype(np.int64)[row_of] * span + rows.items
-    at = np.minimum(search_sorted(keys, wanted), max(len(keys) - 1, 0))
-    found = np.flatnonzero(keys[at] == wanted) if len(keys) else np.zeros(0, dtype=np.int64)
-    width = int(chunk.max(initial=0)) + 1
-    sub_key = row_of[found] * width + chunk[by_key[at[found]]]
-    by_sub = np.argsort(sub_key, kind="stable")  # runs already: the rows come in order
-    order, sub_key = found[by_sub], sub_key[by_sub]
-    starts = run_starts(sub_key)
-    return (
-        (sub_key[starts] % width).astype(np.int32),
-        rows.items[order].astype(np.int32),
-        offsets_of(np.diff(np.r_[starts, len(order)])),
-    )
-
-
 def domain_table(domains: Sequence[Sequence[tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every term of every domain as ``(owner, term, chunk)``: owner ``g`` of
     ``domains[g]``, chunks numbered in order across the owners. (Flattened
@@ -342,30 +276,18 @@ def build_outcome(dataset: Dataset, dis: Disassociation, kind_params: dict[str, 
     the release is backed by its CSR arrays (:class:`privtool.release_arrays.ReleaseArrays`),
     built here in canonical order."""
     rank = canonical_ranks(dataset)
-    rows = dis.joints.rows if isinstance(dis.joints, Refined) else None
-    joint_members = simple_members(dis.joints) if rows is None else rows.members
-    layout = cluster_layout(len(dis.clusters), joint_members) if rows is None else rows.layout
+    joint_members = simple_members(dis.joints)
+    layout = cluster_layout(len(dis.clusters), joint_members)
     owner, terms, chunk = domain_table([c.record_chunks for c in dis.chunks])
     lo = layout.position[owner]
     record_entries = np.stack([lo, lo + 1, terms, chunk], axis=1)
     n_record_chunks = sum(len(c.record_chunks) for c in dis.chunks)
     owner, terms, chunk = domain_table(shared_domains(dis))
-    chunk += n_record_chunks
-    shared_entries = layout.joint_entries(owner, terms, chunk)
+    shared_entries = layout.joint_entries(owner, terms, chunk + n_record_chunks)
     n_chunks = n_record_chunks + sum(len(plan.shared_chunks) for plan in dis.joints)
-    if rows is None:
-        row_chunk, row_items, row_offsets = project(
-            dataset, rank, dis.clusters, layout, np.concatenate([record_entries, shared_entries])
-        )
-    else:  # the projected plans' shared chunks are cut from REFINE's projection
-        unprojected = ~rows.projected[owner]
-        entries = layout.joint_entries(owner[unprojected], terms[unprojected], chunk[unprojected])
-        parts = (
-            project(dataset, rank, dis.clusters, layout, np.concatenate([record_entries, entries])),
-            split_rows(rows, rank, owner, terms, chunk),
-        )
-        row_chunk, row_items = (np.concatenate([part[at] for part in parts]) for at in (0, 1))
-        row_offsets = offsets_of(np.concatenate([np.diff(part[2]) for part in parts]))
+    row_chunk, row_items, row_offsets = project(
+        dataset, rank, dis.clusters, layout, np.concatenate([record_entries, shared_entries])
+    )
     term_ranks, term_offsets = term_chunks(dis, rank, layout, shared_entries)
     uses = np.bincount(row_items, minlength=len(rank)) + np.bincount(term_ranks, minlength=len(rank))
     used = np.flatnonzero(uses)  # ranks of the published labels; their codes:

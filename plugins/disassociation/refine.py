@@ -42,7 +42,7 @@ from privtool.chain import ChunkedCluster, JointPlan
 from privtool.dataset import Dataset
 
 from .horpart import occurrences
-from .publish import JointRows, Refined, canonical_ranks, cluster_layout, domain_table, project, simple_members
+from .publish import cluster_layout, domain_table, project, simple_members
 from .verpart import cluster_terms, greedy_chunks, pair_greedy_chunks
 
 WALK_BLOCK = 200_000
@@ -296,10 +296,10 @@ def _lifts(
 
 def _shared_chunks(
     dataset: Dataset, clusters: list[np.ndarray], plans: list[JointPlan], lifted: np.ndarray, span: int, k: int, m: int
-) -> Refined:
+) -> list[list[tuple[int, ...]]]:
     """VERPART's greedy over each joint cluster's lifted terms (``lifted``:
-    keys ``joint * span + term``): ``plans`` with the term domains of their
-    shared chunks, as :class:`Refined` with the projection it was found from.
+    keys ``joint * span + term``): the term domains of its shared chunks, for
+    every joint in creation order.
 
     The lifted terms' occurrences among each joint's records are those of the
     projection the release publishes (:func:`.publish.project`, one chunk per
@@ -311,44 +311,44 @@ def _shared_chunks(
     occurrences at a time. A joint that lifts one term needs none of this: the
     term's support among its records, its members' residual supports added
     up, is k or more, so its one shared chunk is that term."""
-    members = simple_members(plans)
-    layout = cluster_layout(len(clusters), members)
+    if not len(lifted):
+        return []
     joint, term = np.divmod(lifted, span)
-    projected = np.bincount(joint, minlength=len(plans)) > 1
-    several = projected[joint]
+    single = np.bincount(joint, minlength=len(plans)) == 1
+    out: list[list[tuple[int, ...]]] = [[] for _ in plans]
+    several = ~single[joint]
     if several.any():
-        rank = canonical_ranks(dataset)
-        entries = layout.joint_entries(joint[several], term[several], joint[several])
-        rows = JointRows(members, layout, projected, *project(dataset, rank, clusters, layout, entries))
-        by_rank = np.empty_like(rank)
-        by_rank[rank] = np.arange(len(rank), dtype=np.int64)
-        domains = _greedy(rows, by_rank, len(plans), k, m)
-        for plan, shared in zip(np.flatnonzero(projected).tolist(), domains, strict=True):
-            plans[plan].shared_chunks = shared
-    else:
-        rows = JointRows.empty(members, layout, len(plans))
+        out = _projected_chunks(dataset, clusters, plans, joint[several], term[several], k, m)
     for plan, only in zip(joint[~several].tolist(), term[~several].tolist(), strict=True):
-        plans[plan].shared_chunks = [(only,)]
-    return Refined(plans, rows)
+        out[plan] = [(only,)]
+    return out
 
 
-def _greedy(rows: JointRows, by_rank: np.ndarray, n_plans: int, k: int, m: int) -> list[list[tuple[int, ...]]]:
-    """The shared chunk domains of every joint whose records ``rows`` holds,
-    from its projection on its lifted terms, in joint order, as
-    :func:`_shared_chunks` describes (``by_rank``: the item id of each rank;
-    a record's ids then come in rank order, which the greedy does not depend on)."""
-    by_joint = stable_order(rows.joint, n_plans)
-    record_sizes = np.diff(rows.offsets)[by_joint]
-    term = by_rank[rows.items[concat_ranges(rows.offsets[:-1][by_joint], record_sizes)]]
-    row_bounds = np.searchsorted(rows.joint[by_joint], np.flatnonzero(rows.projected))
-    row_bounds = np.r_[row_bounds, len(by_joint)]
+def _projected_chunks(
+    dataset: Dataset,
+    clusters: list[np.ndarray],
+    plans: list[JointPlan],
+    joint: np.ndarray,
+    term: np.ndarray,
+    k: int,
+    m: int,
+) -> list[list[tuple[int, ...]]]:
+    """The shared chunk domains of every joint from the projection of its
+    records on its lifted terms (rows ``joint``, ``term``; a joint without
+    any gets none), as :func:`_shared_chunks` describes."""
+    layout = cluster_layout(len(clusters), simple_members(plans))
+    identity = np.arange(dataset.n_items, dtype=np.int64)
+    row_joint, items, offsets = project(dataset, identity, clusters, layout, layout.joint_entries(joint, term, joint))
+    by_joint = stable_order(row_joint, len(plans))
+    record_sizes = np.diff(offsets)[by_joint]
+    term = items[concat_ranges(offsets[:-1][by_joint], record_sizes)]
+    row_bounds = np.searchsorted(row_joint[by_joint], np.arange(len(plans) + 1))
     occ_bounds = np.r_[0, np.cumsum(record_sizes)][row_bounds]
-    n_joints = len(row_bounds) - 1
     out: list[list[tuple[int, ...]]] = []
     lo = 0
-    while lo < n_joints:
+    while lo < len(plans):
         hi = int(np.searchsorted(occ_bounds, occ_bounds[lo] + SHARED_BATCH_OCCURRENCES, side="right")) - 1
-        hi = min(max(hi, lo + 1), n_joints)
+        hi = min(max(hi, lo + 1), len(plans))
         unit = (np.diff(row_bounds[lo : hi + 1]), record_sizes[row_bounds[lo] : row_bounds[hi]])
         lifted_terms = term[occ_bounds[lo] : occ_bounds[hi]]
         if m == 2:
@@ -359,11 +359,11 @@ def _greedy(rows: JointRows, by_rank: np.ndarray, n_plans: int, k: int, m: int) 
     return out
 
 
-def refine(dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster], k: int, m: int) -> Refined:
+def refine(
+    dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster], k: int, m: int
+) -> list[JointPlan]:
     """Joint clusters (in creation order; members may be earlier joints) for the
-    chunked ``clusters``; see the module docstring for the criterion. They
-    come as :class:`.publish.Refined`, with the projection their shared
-    chunks were found from, which publishing cuts instead of projecting again.
+    chunked ``clusters``; see the module docstring for the criterion.
 
     Each pass orders the active groups, finds for every start the window that
     would lift (:func:`_lifts`), then walks the starts: a start whose window
@@ -395,7 +395,11 @@ def refine(dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedClu
         walk[starts] = new_ids
         walk[concat_ranges(starts + 1, lengths - 1)] = -1
         active = walk[walk >= 0]
-    return _shared_chunks(dataset, clusters, plans, np.concatenate(lifted), span, k, m)
+    for plan, shared in zip(
+        plans, _shared_chunks(dataset, clusters, plans, np.concatenate(lifted), span, k, m), strict=True
+    ):
+        plan.shared_chunks = shared
+    return plans
 
 
 def _walk(length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

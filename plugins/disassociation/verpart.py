@@ -66,8 +66,7 @@ class ClusterTerms:
 def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np.ndarray, k: int) -> list[ClusterTerms]:
     """Term supports and bitsets of consecutive clusters: cluster c has
     ``cluster_sizes[c]`` records, record r ``record_sizes[r]`` items, and
-    ``items`` concatenates the records' item ids (distinct within a record, in
-    any order: nothing here depends on it)."""
+    ``items`` concatenates the records' (ascending) item ids."""
     n_clusters = len(cluster_sizes)
     record_cluster = np.repeat(np.arange(n_clusters, dtype=np.int64), cluster_sizes)
     cluster_start = np.cumsum(cluster_sizes) - cluster_sizes
