@@ -28,7 +28,7 @@ array), so a task has three arguments however many arrays its items hold (one
 argument or one scatter per array made verify three times slower on many small
 chunk batches). A task's arguments travel inside the task graph, through the
 scheduler, and Dask warns about a graph above 10 MB ("Sending large graph"): the
-joined buffers of a large batch, such as the slices of a million item
+joined buffers of a large batch, such as the slices of a quarter million item
 occurrences that :func:`privtool.release_slices.checked_content` checks, are
 therefore scattered to a worker first (:data:`SCATTER_BYTES`) and its task only
 names them.

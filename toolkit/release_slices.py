@@ -47,9 +47,12 @@ from .release import FORMAT, json_text
 from .release_arrays import ReleaseArrays, frozen
 from .release_bytes import ESCAPED, MAX_RECORDS, canonical_bytes, parse_canonical
 
-SLICE_OCCURRENCES = 1_000_000
+SLICE_OCCURRENCES = 1 << 18
 """Item occurrences (published in chunks and term chunks) per slice; a larger
-cluster or joint cluster is a slice of its own."""
+cluster or joint cluster is a slice of its own. Fewer than a release of
+100,000 records holds (about 370,000 for bms-pos-like data), so that every
+release past that size needs the same bounded memory for its slice
+(docs/results/scale.md, "Session 11: sanitize at the small end")."""
 
 _SLICE_ENVELOPE = json_text(
     {"format": FORMAT, "kind": "disassociated", "claims": [], "params": {}, "provenance": {}, "stats": {}}
