@@ -18,13 +18,13 @@ from privtool.release import Release
 from privtool.verifiers.chunk_batches import ChunkBatches
 from privtool.verifiers.chunks import ChunkBits, chunk_shapes, effective_m, km_witness_enum
 from privtool.verifiers.engines import UnitTally, check_km_batch, check_km_chunks
-from privtool.verifiers.reconstruction_bounds import chunk_weak_parts, weak_parts_of_chunks
+from privtool.verifiers.reconstruction_bounds import chunk_weak_parts, counted_weak_parts, weak_parts_of_chunks
 
 LABELS = ["10", "9", "x", "1", "05", "b", "7"]
 """The label of each code 0..6."""
 
 # sub-records as listed, repeats allowed (a tampered release may repeat an item)
-listed_rows = st.lists(st.lists(st.integers(0, 6), max_size=5).map(sorted), max_size=7)
+listed_rows = st.lists(st.lists(st.integers(0, 6), max_size=5).map(sorted), max_size=10)
 
 
 @settings(max_examples=200, deadline=None)
@@ -39,6 +39,7 @@ def test_the_count_clears_exactly_the_chunks_without_weak_itemsets(chunks, k, m,
     items = np.array([item for row in rows for item in row], dtype=np.int32)
     rank = np.argsort(np.argsort(LABELS))  # the labels' sorted order is not the codes'
     shapes = chunk_shapes(items, offsets_of(map(len, rows)), offsets_of(map(len, chunks)), k, m, rank, most)
+    parts = counted_weak_parts(shapes, rank, LABELS)
     for n, chunk in enumerate(chunks):
         labelled = [tuple(LABELS[item] for item in row) for row in chunk]
         weak = bool(oracle_km_violations(labelled, k, m))
@@ -49,6 +50,9 @@ def test_the_count_clears_exactly_the_chunks_without_weak_itemsets(chunks, k, m,
             assert (witness, shapes.witness_support[n]) == km_witness_enum(labelled, k, effective_m(labelled, m))
         else:  # none: the chunk holds no weak itemset, or its pairs were too many to count and no item is weak
             assert not weak or (m == 2 and pairs > most and not oracle_km_violations(labelled, k, 1))
+        assert shapes.undecided[n] == (m == 2 and pairs > most)
+        if not shapes.undecided[n]:  # the weak parts, in enumeration's order
+            assert parts.get(n, ()) == chunk_weak_parts((labelled, k, m, None))
         assert shapes.rows[n] == len(chunk)
         assert shapes.items[n] == len(ChunkBits.of(labelled).items)
         assert max(1, min(m, int(shapes.longest[n]))) == effective_m(labelled, m)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
@@ -101,12 +102,18 @@ class ChunkBatch:
         items = self.items[csr_positions(self.row_offsets, rows)]
         return label_chunks(self.labels, items, offsets_of(np.diff(self.row_offsets)[rows]), offsets_of(counts))
 
-    def shapes(self, k: int, m: int) -> ChunkShapes:
-        """Every chunk's :class:`~privtool.verifiers.chunks.ChunkShapes`, its
-        witnesses in the order of the labels (:class:`~privtool.verifiers.chunks.ChunkBits`')."""
+    @cached_property
+    def label_rank(self) -> np.ndarray:
+        """Each local code's place in the sorted order of the labels
+        (:class:`~privtool.verifiers.chunks.ChunkBits`' order of a chunk's items)."""
         rank = np.empty(len(self.labels), dtype=np.int64)
         rank[sorted(range(len(self.labels)), key=self.labels.__getitem__)] = np.arange(len(self.labels))
-        return chunk_shapes(self.items, self.row_offsets, self.chunk_offsets, k, m, rank)
+        return rank
+
+    def shapes(self, k: int, m: int) -> ChunkShapes:
+        """Every chunk's :class:`~privtool.verifiers.chunks.ChunkShapes`, its
+        witnesses in the order of the labels (:attr:`label_rank`)."""
+        return chunk_shapes(self.items, self.row_offsets, self.chunk_offsets, k, m, self.label_rank)
 
     def location(self, n: int) -> dict[str, Any]:
         """Where chunk ``n`` of the batch is, as the verifiers' witnesses name it."""

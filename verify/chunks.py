@@ -148,6 +148,13 @@ class ChunkShapes:
     maybe_weak: np.ndarray
     witness_items: np.ndarray
     witness_support: np.ndarray
+    weak_items: np.ndarray
+    """Every item of support in [1, k-1] in its chunk: rows ``(chunk, code)``, by chunk."""
+    weak_pairs: np.ndarray
+    """Every pair of items of support in [1, k-1] in its chunk, of the chunks the
+    count decided: rows ``(chunk, code, code)``, the two codes in label order."""
+    undecided: np.ndarray
+    """Per chunk: its pairs were too many to count."""
 
 
 def chunk_shapes(
@@ -203,6 +210,9 @@ def chunk_shapes(
     maybe_weak = found.copy()
     longest = np.zeros(n_chunks, dtype=np.int64)
     np.maximum.at(longest, chunk_of_row, listed)
+    weak_items = np.stack([chunk_of_key[weak], code_of_key[weak]], axis=1)
+    weak_pairs = np.zeros((0, 3), dtype=np.int64)
+    undecided = np.zeros(n_chunks, dtype=bool)
     if m == 2 and len(codes):
         item_of = np.searchsorted(keys[starts], chunk_of * span + codes)  # the (chunk, item) of each occurrence
         row_starts = offsets_of(np.bincount(row_of, minlength=n_rows))
@@ -210,6 +220,7 @@ def chunk_shapes(
         maybe_weak |= pairs.undecided
         chunk, lo, hi = pairs.chunk, code_of_key[pairs.first], code_of_key[pairs.second]
         lo, hi = np.where(rank[lo] < rank[hi], lo, hi), np.where(rank[lo] < rank[hi], hi, lo)
+        weak_pairs, undecided = np.stack([chunk, lo, hi], axis=1), pairs.undecided
         no_item = ~found[chunk]  # a weak item is found before any pair
         chunk, lo, hi, support = chunk[no_item], lo[no_item], hi[no_item], pairs.support[no_item]
         first = _first_per_chunk(chunk, rank[lo] * len(rank) + rank[hi], n_chunks)
@@ -218,7 +229,15 @@ def chunk_shapes(
         witness_support[paired] = support[first[paired]]
         maybe_weak |= paired
     return ChunkShapes(
-        chunk_rows, np.bincount(chunk_of_key, minlength=n_chunks), longest, maybe_weak, witness_items, witness_support
+        chunk_rows,
+        np.bincount(chunk_of_key, minlength=n_chunks),
+        longest,
+        maybe_weak,
+        witness_items,
+        witness_support,
+        weak_items,
+        weak_pairs,
+        undecided,
     )
 
 

@@ -50,7 +50,7 @@ from privtool.release_arrays import ReleaseArrays
 from privtool.results import Certificate
 
 from .chunk_batches import ChunkBatch, ChunkBatches, label_chunks, release_arrays
-from .chunks import SCREEN_M, ChunkBits
+from .chunks import SCREEN_M, ChunkBits, ChunkShapes
 from .engines import BATCH_SIZE
 from .joint_tree import OverlappingJointClusters, joint_parents
 
@@ -442,15 +442,42 @@ def weak_parts_of_chunks(
 ) -> list[tuple[int, tuple[Part, ...]]]:
     """:func:`chunk_weak_parts` of every chunk of a batch in CSR form:
     ``(release chunk index, weak parts)`` of the chunks that have any. For m at
-    most :data:`~.chunks.SCREEN_M` only the chunks the batch's vectorised count
-    leaves possible (:meth:`ChunkBatch.shapes`) are enumerated; the others have none."""
-    found = []
-    which = np.flatnonzero(batch.shapes(k, m).maybe_weak).tolist() if m <= SCREEN_M else range(len(batch))
+    most :data:`~.chunks.SCREEN_M` they come from the batch's vectorised count
+    (:meth:`ChunkBatch.shapes`, :func:`counted_weak_parts`), and only a chunk
+    with too many pairs to count is enumerated."""
+    if m > SCREEN_M:
+        which: list[int] = list(range(len(batch)))
+        counted: dict[int, tuple[Part, ...]] = {}
+    else:
+        shapes = batch.shapes(k, m)
+        which = np.flatnonzero(shapes.undecided & shapes.maybe_weak).tolist()
+        counted = counted_weak_parts(shapes, batch.label_rank, batch.labels)
     for n, rows in zip(which, batch.chunks_at(which), strict=True):
         parts = chunk_weak_parts((rows, k, m, deadline))
         if parts:
-            found.append((batch.first + n, parts))
-    return found
+            counted[n] = parts
+    return [(batch.first + n, counted[n]) for n in sorted(counted)]
+
+
+def counted_weak_parts(shapes: ChunkShapes, rank: np.ndarray, labels: Sequence[str]) -> dict[int, tuple[Part, ...]]:
+    """The weak parts (:func:`chunk_weak_parts`, in its order) of every chunk the
+    count decided that has any, from its weak items and pairs: the weak items in
+    label order, then the weak pairs whose first item (in label order) is not
+    weak alone, in label order of their first and then their second item."""
+    undecided = shapes.undecided
+    singles = shapes.weak_items[~undecided[shapes.weak_items[:, 0]]]
+    singles = singles[np.lexsort((rank[singles[:, 1]], singles[:, 0]))]
+    pairs = shapes.weak_pairs
+    span = len(rank)
+    alone = np.isin(pairs[:, 0] * span + pairs[:, 1], singles[:, 0] * span + singles[:, 1])
+    pairs = pairs[~alone]
+    pairs = pairs[np.lexsort((rank[pairs[:, 2]], rank[pairs[:, 1]], pairs[:, 0]))]
+    found: dict[int, list[Part]] = {}
+    for chunk, code in singles.tolist():
+        found.setdefault(chunk, []).append((labels[code],))
+    for chunk, lo, hi in pairs.tolist():
+        found.setdefault(chunk, []).append((labels[lo], labels[hi]))
+    return {chunk: tuple(parts) for chunk, parts in found.items()}
 
 
 SuspectUnit = tuple[ClusterView, tuple[Part, ...], int]
