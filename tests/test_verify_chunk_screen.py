@@ -39,15 +39,17 @@ def test_the_count_clears_exactly_the_chunks_without_weak_itemsets(chunks, k, m,
     items = np.array([item for row in rows for item in row], dtype=np.int32)
     rank = np.argsort(np.argsort(LABELS))  # the labels' sorted order is not the codes'
     shapes = chunk_shapes(items, offsets_of(map(len, rows)), offsets_of(map(len, chunks)), k, m, rank, most)
-    parts = counted_weak_parts(shapes, rank, LABELS)
+    parts = counted_weak_parts(shapes, LABELS)
+    witnesses = shapes.witnesses()
     for n, chunk in enumerate(chunks):
         labelled = [tuple(LABELS[item] for item in row) for row in chunk]
         weak = bool(oracle_km_violations(labelled, k, m))
         pairs = sum(len(set(row)) * (len(set(row)) - 1) // 2 for row in chunk)
         assert shapes.maybe_weak[n] == (weak or (m == 2 and pairs > most))
-        witness = [LABELS[code] for code in shapes.witness_items[n] if code >= 0]
-        if witness:  # what enumeration finds first, with its support
-            assert (witness, shapes.witness_support[n]) == km_witness_enum(labelled, k, effective_m(labelled, m))
+        if n in witnesses:  # what enumeration finds first, with its support
+            codes, support = witnesses[n]
+            witness = [LABELS[code] for code in codes]
+            assert (witness, support) == km_witness_enum(labelled, k, effective_m(labelled, m))
         else:  # none: the chunk holds no weak itemset, or its pairs were too many to count and no item is weak
             assert not weak or (m == 2 and pairs > most and not oracle_km_violations(labelled, k, 1))
         assert shapes.undecided[n] == (m == 2 and pairs > most)

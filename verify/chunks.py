@@ -134,27 +134,32 @@ class ChunkShapes:
     """Per chunk of a CSR batch (:func:`chunk_shapes`): its sub-records, its
     distinct items, its longest sub-record (items as listed, as
     :func:`effective_m` counts them), and ``maybe_weak``: False only when no
-    itemset of 1..m items has a support in [1, k-1] in the chunk.
-
-    ``witness_items`` (two item codes, the second -1 for a single item; -1, -1
-    for none) and ``witness_support``: per chunk the itemset of support in [1,
-    k-1] that :func:`km_witness_enum` returns first, given each code's place
-    in the labels' sorted order (``label_rank``, see :func:`chunk_shapes`); none
-    when the chunk has no such itemset or the count left it undecided."""
+    itemset of 1..m items has a support in [1, k-1] in the chunk. The weak
+    itemsets come in :func:`km_witness_enum`'s order, in which a chunk's items
+    are sorted by label (``label_rank``, see :func:`chunk_shapes`)."""
 
     rows: np.ndarray
     items: np.ndarray
     longest: np.ndarray
     maybe_weak: np.ndarray
-    witness_items: np.ndarray
-    witness_support: np.ndarray
     weak_items: np.ndarray
-    """Every item of support in [1, k-1] in its chunk: rows ``(chunk, code)``, by chunk."""
+    """Every item of support in [1, k-1] in its chunk: rows ``(chunk, code,
+    support)``, by chunk and then label."""
     weak_pairs: np.ndarray
     """Every pair of items of support in [1, k-1] in its chunk, of the chunks the
-    count decided: rows ``(chunk, code, code)``, the two codes in label order."""
+    count decided: rows ``(chunk, code, code, support)``, the two codes in
+    label order, by chunk and then the labels of the first and the second item."""
     undecided: np.ndarray
     """Per chunk: its pairs were too many to count."""
+
+    def witnesses(self) -> dict[int, tuple[list[int], int]]:
+        """Per chunk that has one, the itemset (codes) of support in [1, k-1]
+        that :func:`km_witness_enum` returns first, and its support: its first
+        weak item, else its first weak pair (a chunk left undecided has none
+        unless an item of it is weak)."""
+        found = {c: ([a, b], s) for c, a, b, s in self.weak_pairs[run_starts(self.weak_pairs[:, 0])].tolist()}
+        found |= {c: ([a], s) for c, a, s in self.weak_items[run_starts(self.weak_items[:, 0])].tolist()}
+        return found
 
 
 def chunk_shapes(
@@ -174,15 +179,10 @@ def chunk_shapes(
     them), vectorised over all the chunks: a few dozen numpy calls per batch,
     where :func:`km_witness_enum` costs tens of microseconds per chunk. It is
     exact, except that a chunk with more than ``most_pairs`` item pairs is left
-    True (undecided: the caller checks it itemset by itemset) unless one of its
-    items alone is weak. Itemsets of support 0 never count, as in
-    :func:`km_witness_enum`.
-
-    The witnesses follow :func:`km_witness_enum`'s order, in which the chunk's
-    items are sorted by label: ``label_rank[code]`` is the code's label's place
-    in that order (default: the codes' own order). A weak item comes before
-    any pair (the item with the first label); else the weak pair whose two
-    labels, in order, come first."""
+    True (undecided: the caller checks it itemset by itemset). Itemsets of
+    support 0 never count, as in :func:`km_witness_enum`. ``label_rank[code]``
+    is the code's label's place in the sorted order of the labels (default:
+    the codes' own order)."""
     if not 1 <= m <= SCREEN_M:
         raise ValueError(f"chunk_shapes decides m = 1 or 2, not {m}")
     n_rows, n_chunks = len(row_offsets) - 1, len(chunk_offsets) - 1
@@ -201,54 +201,33 @@ def chunk_shapes(
     chunk_of_key, code_of_key = np.divmod(keys[starts], span)
     support_of_key = np.diff(starts, append=len(keys))
     weak = np.flatnonzero(support_of_key < k)
-    witness = _first_per_chunk(chunk_of_key[weak], rank[code_of_key[weak]], n_chunks)
-    witness_items = np.full((n_chunks, 2), -1, dtype=np.int64)
-    witness_support = np.zeros(n_chunks, dtype=np.int64)
-    found = witness >= 0
-    witness_items[found, 0] = code_of_key[weak[witness[found]]]
-    witness_support[found] = support_of_key[weak[witness[found]]]
-    maybe_weak = found.copy()
+    weak_items = np.stack([chunk_of_key[weak], code_of_key[weak], support_of_key[weak]], axis=1)
+    weak_items = weak_items[np.lexsort((rank[weak_items[:, 1]], weak_items[:, 0]))]
+    weak_pairs = np.zeros((0, 4), dtype=np.int64)
+    undecided = np.zeros(n_chunks, dtype=bool)
     longest = np.zeros(n_chunks, dtype=np.int64)
     np.maximum.at(longest, chunk_of_row, listed)
-    weak_items = np.stack([chunk_of_key[weak], code_of_key[weak]], axis=1)
-    weak_pairs = np.zeros((0, 3), dtype=np.int64)
-    undecided = np.zeros(n_chunks, dtype=bool)
     if m == 2 and len(codes):
         item_of = np.searchsorted(keys[starts], chunk_of * span + codes)  # the (chunk, item) of each occurrence
         row_starts = offsets_of(np.bincount(row_of, minlength=n_rows))
         pairs = _weak_pairs(item_of, row_of, row_starts, chunk_offsets, chunk_of_key, k, most_pairs)
-        maybe_weak |= pairs.undecided
-        chunk, lo, hi = pairs.chunk, code_of_key[pairs.first], code_of_key[pairs.second]
+        lo, hi = code_of_key[pairs.first], code_of_key[pairs.second]
         lo, hi = np.where(rank[lo] < rank[hi], lo, hi), np.where(rank[lo] < rank[hi], hi, lo)
-        weak_pairs, undecided = np.stack([chunk, lo, hi], axis=1), pairs.undecided
-        no_item = ~found[chunk]  # a weak item is found before any pair
-        chunk, lo, hi, support = chunk[no_item], lo[no_item], hi[no_item], pairs.support[no_item]
-        first = _first_per_chunk(chunk, rank[lo] * len(rank) + rank[hi], n_chunks)
-        paired = first >= 0
-        witness_items[paired] = np.stack([lo[first[paired]], hi[first[paired]]], axis=1)
-        witness_support[paired] = support[first[paired]]
-        maybe_weak |= paired
+        weak_pairs = np.stack([pairs.chunk, lo, hi, pairs.support], axis=1)
+        weak_pairs = weak_pairs[np.lexsort((rank[hi], rank[lo], pairs.chunk))]
+        undecided = pairs.undecided
+    maybe_weak = undecided.copy()
+    maybe_weak[weak_items[:, 0]] = True
+    maybe_weak[weak_pairs[:, 0]] = True
     return ChunkShapes(
         chunk_rows,
         np.bincount(chunk_of_key, minlength=n_chunks),
         longest,
         maybe_weak,
-        witness_items,
-        witness_support,
         weak_items,
         weak_pairs,
         undecided,
     )
-
-
-def _first_per_chunk(chunk: np.ndarray, order: np.ndarray, n_chunks: int) -> np.ndarray:
-    """Per chunk, the position in ``chunk`` of its entry of least ``order``, or -1."""
-    first = np.full(n_chunks, -1, dtype=np.int64)
-    if len(chunk):
-        by = np.lexsort((order, chunk))
-        starts = run_starts(chunk[by])
-        first[chunk[by[starts]]] = by[starts]
-    return first
 
 
 @dataclass(frozen=True)

@@ -198,16 +198,16 @@ def check_km_chunks(batch: ChunkBatch, k: int, m: int, requested: str, deadline:
         pick_engine(requested, n_items, level, n_rows)
         for n_items, level, n_rows in zip(shapes.items.tolist(), levels, shapes.rows.tolist(), strict=True)
     ]
-    maybe_weak, supports = shapes.maybe_weak.tolist(), shapes.witness_support.tolist()
-    counted = [n for n, engine in enumerate(engines) if engine == "enum" and supports[n]]
-    rest = [n for n, engine in enumerate(engines) if engine != "enum" or (maybe_weak[n] and not supports[n])]
+    maybe_weak, witnesses = shapes.maybe_weak.tolist(), shapes.witnesses()
+    counted = [n for n, engine in enumerate(engines) if engine == "enum" and n in witnesses]
+    rest = [n for n, engine in enumerate(engines) if engine != "enum" or (maybe_weak[n] and n not in witnesses)]
     share = (time.perf_counter() - start) / max(1, len(batch))
     found: list[tuple[int, UnitResult]] = []
     for n in counted:
-        location = batch.location(n)
-        itemset = [batch.labels[code] for code in shapes.witness_items[n].tolist() if code >= 0]
+        location, (codes, support) = batch.location(n), witnesses[n]
+        itemset = [batch.labels[code] for code in codes]
         found.append(
-            (n, UnitResult(location, "enum", {**location, "itemset": itemset, "support": supports[n], "k": k}, share))
+            (n, UnitResult(location, "enum", {**location, "itemset": itemset, "support": support, "k": k}, share))
         )
     if rest:
         unit = (tuple(batch.location(n) for n in rest), tuple(batch.chunks_at(rest)), k, m, requested, deadline)

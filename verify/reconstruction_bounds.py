@@ -451,7 +451,7 @@ def weak_parts_of_chunks(
     else:
         shapes = batch.shapes(k, m)
         which = np.flatnonzero(shapes.undecided & shapes.maybe_weak).tolist()
-        counted = counted_weak_parts(shapes, batch.label_rank, batch.labels)
+        counted = counted_weak_parts(shapes, batch.labels)
     for n, rows in zip(which, batch.chunks_at(which), strict=True):
         parts = chunk_weak_parts((rows, k, m, deadline))
         if parts:
@@ -459,23 +459,19 @@ def weak_parts_of_chunks(
     return [(batch.first + n, counted[n]) for n in sorted(counted)]
 
 
-def counted_weak_parts(shapes: ChunkShapes, rank: np.ndarray, labels: Sequence[str]) -> dict[int, tuple[Part, ...]]:
+def counted_weak_parts(shapes: ChunkShapes, labels: Sequence[str]) -> dict[int, tuple[Part, ...]]:
     """The weak parts (:func:`chunk_weak_parts`, in its order) of every chunk the
     count decided that has any, from its weak items and pairs: the weak items in
     label order, then the weak pairs whose first item (in label order) is not
     weak alone, in label order of their first and then their second item."""
-    undecided = shapes.undecided
-    singles = shapes.weak_items[~undecided[shapes.weak_items[:, 0]]]
-    singles = singles[np.lexsort((rank[singles[:, 1]], singles[:, 0]))]
+    singles = shapes.weak_items[~shapes.undecided[shapes.weak_items[:, 0]]]
     pairs = shapes.weak_pairs
-    span = len(rank)
-    alone = np.isin(pairs[:, 0] * span + pairs[:, 1], singles[:, 0] * span + singles[:, 1])
-    pairs = pairs[~alone]
-    pairs = pairs[np.lexsort((rank[pairs[:, 2]], rank[pairs[:, 1]], pairs[:, 0]))]
+    span = len(labels)
+    pairs = pairs[~np.isin(pairs[:, 0] * span + pairs[:, 1], singles[:, 0] * span + singles[:, 1])]
     found: dict[int, list[Part]] = {}
-    for chunk, code in singles.tolist():
+    for chunk, code, _ in singles.tolist():
         found.setdefault(chunk, []).append((labels[code],))
-    for chunk, lo, hi in pairs.tolist():
+    for chunk, lo, hi, _ in pairs.tolist():
         found.setdefault(chunk, []).append((labels[lo], labels[hi]))
     return {chunk: tuple(parts) for chunk, parts in found.items()}
 
