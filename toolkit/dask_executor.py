@@ -59,7 +59,7 @@ import numpy as np
 
 from .arrays import offsets_of
 from .errors import ParameterError, UserError
-from .executors import IN_FLIGHT_PER_WORKER, batch_size, batches, in_order_window
+from .executors import in_order_window
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -206,9 +206,6 @@ class DaskExecutor:
         return len(self._client.scheduler_info().get("workers", {})) or (self._requested or 1)
 
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-        return self._ordered(fn, batches(items, batch_size(len(items), self.workers)))
-
-    def _ordered(self, fn: Callable[[T], R], batches: Iterator[list[T]]) -> Iterator[R]:
         """Results batch by batch in input order, with a bounded window of batches in flight."""
         shared_fn = shared_on_cluster(self._client, fn)
 
@@ -217,7 +214,7 @@ class DaskExecutor:
             data: Any = self._client.scatter(joined, hash=False) if len(joined) >= SCATTER_BYTES else joined
             return self._client.submit(apply_batch, shared_fn, header, offsets, data, pure=False)
 
-        return in_order_window(submit, batches, IN_FLIGHT_PER_WORKER * self.workers)
+        return in_order_window(submit, items, self.workers)
 
     def close(self) -> None:
         """Stop the local cluster (waiting for it to finish starting) or leave

@@ -12,7 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol, TypeVar
 
@@ -60,13 +60,15 @@ IN_FLIGHT_PER_WORKER = 4
 payloads and results the calling process holds, whatever the number of items."""
 
 
-def in_order_window(submit: Callable[[list[T]], Any], batches: Iterable[list[T]], limit: int) -> Iterator[R]:
-    """The results of every batch, batch by batch in input order, where
-    ``submit(batch)`` starts a batch and returns a future whose ``result()``
-    is that batch's list of results; at most ``limit`` batches are in flight,
-    so a lazy sequence of items is built only ``limit`` batches ahead."""
+def in_order_window(submit: Callable[[list[T]], Any], items: Sequence[T], workers: int) -> Iterator[R]:
+    """The results for ``items``, in input order, run as :func:`batches` of
+    :func:`batch_size` items for ``workers`` workers, where ``submit(batch)``
+    starts a batch and returns a future whose ``result()`` is that batch's list
+    of results; at most :data:`IN_FLIGHT_PER_WORKER` batches per worker are in
+    flight, so a lazy sequence of items is built only that far ahead."""
+    limit = IN_FLIGHT_PER_WORKER * workers
     pending: deque[Any] = deque()
-    for batch in batches:
+    for batch in batches(items, batch_size(len(items), workers)):
         pending.append(submit(batch))
         if len(pending) >= limit:
             yield from pending.popleft().result()
@@ -128,11 +130,7 @@ class ProcessExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"))
         pool = self._pool
-        return in_order_window(
-            lambda batch: pool.submit(apply_all, fn, batch),
-            batches(items, batch_size(len(items), self.workers)),
-            IN_FLIGHT_PER_WORKER * self.workers,
-        )
+        return in_order_window(lambda batch: pool.submit(apply_all, fn, batch), items, self.workers)
 
     def close(self) -> None:
         if self._pool is not None:
