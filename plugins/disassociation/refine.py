@@ -260,20 +260,18 @@ def _lifts(
     k - 1 of them, positions being distinct). As the predecessors' distances
     grow with their rank, the supports reach k from d at least the distance of
     the nearest predecessors whose supports reach k with e's (:func:`_lifting`);
-    and a block at the nearest blocked position b <= p (found for the few
-    entries that lift, by one binary search) rules out d >= p - b. An entry of support k or
-    more (VERPART never leaves one: a chunker that puts frequent terms in term
+    and a block at the nearest blocked position b <= p (found for the
+    entries that lift only, by one binary search) rules out d >= p - b. An
+    entry of support k or more (VERPART never leaves one: a chunker that puts frequent terms in term
     chunks does) lifts its term in every window it ends, whatever its
     predecessors."""
     n, res = len(ordered), view.res
-    entries = res.by_position(ordered)
+    entries = res.by_position(ordered)  # every entry: one whose term no other group holds has no predecessor
+    term, count = res.term[entries], groups.res_count[entries]
     pos = np.repeat(np.arange(n, dtype=np.int64), res.size[ordered])
-    liftable = (view.holders[res.term[entries]] > 1) | (groups.res_count[entries] >= k)
-    entries, pos = entries[liftable], pos[liftable]
-    term = res.term[entries]
     by_term = stable_order(term, len(view.holders))
-    entries, term, pos = entries[by_term], term[by_term], pos[by_term]
-    entry, lifting = _lifting(term, pos, groups.res_count[entries], k)
+    term, pos, count = term[by_term], pos[by_term], count[by_term]
+    entry, lifting = _lifting(term, pos, count, k)
     lifted, at = term[entry], pos[entry]
     # the nearest position <= at where a group blocks the lifted term (-1: none)
     candidate = np.zeros(len(view.holders), dtype=bool)
