@@ -389,7 +389,8 @@ def refine(
         starts, lengths = _walk(length)
         if not len(starts):
             break
-        new_ids = _join(groups, view, ordered, starts, lengths, lift_start, lift_term, plans, lifted)
+        new_ids, res, blk = _join(groups, view, ordered, starts, lengths, lift_start, lift_term, plans, lifted)
+        groups.add(res, blk)
         # the next pass's active groups, in walk order: each window replaced by its joint, if it has a residual
         walk = ordered.copy()
         walk[starts] = new_ids
@@ -428,7 +429,7 @@ def _join(
     lift_term: np.ndarray,
     plans: list[JointPlan],
     lifted_keys: list[np.ndarray],
-) -> np.ndarray:
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """Make a joint cluster of each lifting window (``starts``, ``lengths``:
     :func:`_walk`) of one pass: its plan, its lifted terms (appended to ``lifted_keys`` as
     ``plan * span + term``, for the shared chunks), and
@@ -437,7 +438,8 @@ def _join(
     window's plus the lifted ones. The windows' entries are gathered from their
     groups' runs (:class:`_Runs`), not looked for in the whole tables. Returns
     the new groups' ids (-1 for a joint with no residual term left: it takes no
-    further part)."""
+    further part) and their tables for :meth:`_Groups.add`, added once this
+    function's temporaries are gone (the pass's peak)."""
     span = groups.span
     covered = concat_ranges(starts, lengths)
     window = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
@@ -469,6 +471,6 @@ def _join(
         groups.refs.append(("j", len(plans) - 1))
     res_window, res_term = np.divmod(res_keys, span)
     blk_window, blk_term = np.divmod(blocked, span)
-    groups.add((res_window + first_id, res_term, res_count), (blk_window + first_id, blk_term))
     has_residual = np.bincount(res_window, minlength=len(starts)) > 0
-    return np.where(has_residual, first_id + np.arange(len(starts), dtype=np.int64), -1)
+    new_ids = np.where(has_residual, first_id + np.arange(len(starts), dtype=np.int64), -1)
+    return new_ids, (res_window + first_id, res_term, res_count), (blk_window + first_id, blk_term)
