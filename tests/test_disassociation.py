@@ -311,18 +311,21 @@ def reference_partition(
     st.integers(2, 5),
     st.integers(0, 10),
     st.sampled_from([0.0, 1.0, math.inf]),
+    st.sampled_from([0, horpart.OWN_INDEX_BASE]),
     st.sampled_from([1, 3, horpart.SLAB_RECORDS]),
 )
 def test_partition_matches_reference(
-    records: list[list[int]], strategy: str, k: int, extra: int, own_index_above: float, slab: int
+    records: list[list[int]], strategy: str, k: int, extra: int, own_index_above: float, own_index_base: int, slab: int
 ) -> None:
     """Whichever transpose the parts look their holders up in (their own from
-    the first split, the dataset's throughout, or the default switch), and
-    whatever the slabs in which counts and transposes are made."""
+    the first split, the dataset's throughout, or the default switch, with
+    or without its base), and whatever the slabs in which counts and
+    transposes are made."""
     ds = Dataset.from_records([[str(t) for t in r] for r in records])
     sets = [set(ds.record(i).tolist()) for i in range(ds.n_records)]
     with (
         mock.patch.object(horpart, "OWN_INDEX_ABOVE", own_index_above),
+        mock.patch.object(horpart, "OWN_INDEX_BASE", own_index_base),
         mock.patch.object(horpart, "SLAB_RECORDS", slab),
     ):
         result = partition(ds, k, k + extra, strategy)

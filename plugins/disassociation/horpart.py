@@ -58,7 +58,15 @@ KEEP_SMALL = ("horpart", "horpart-literal")
 OWN_INDEX_ABOVE = 1.0
 """A part looks a term's holders up in its own transpose, built once, as soon as
 the dataset's transpose lists more than this many holders of the term per
-occurrence in the part (tests set 0 and infinity to force either way)."""
+occurrence in the part, :data:`OWN_INDEX_BASE` occurrences added (tests set 0
+and infinity to force either way)."""
+
+OWN_INDEX_BASE = 4096
+"""What building a part's transpose costs besides its occurrences, in holders
+looked up in the dataset's transpose: a small part (tens of records, a few
+carves left) saves less than that by having its own. bms-webview-2 partition
+CPU about 5% less than with none; no change at 1M records (scale.md,
+"Session 12: HORPART and VERPART")."""
 
 
 class _Part:
@@ -183,7 +191,7 @@ class _Splitter:
         its records now: ``rows`` shrinks to them)."""
         if part.index is None:
             holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
-            if len(holders) <= OWN_INDEX_ABOVE * int(part.counts.sum()):
+            if len(holders) <= OWN_INDEX_ABOVE * (int(part.counts.sum()) + OWN_INDEX_BASE):
                 return holders
             part.rows = self.rows(part)
             part.index = transpose_of(self.dataset, part.rows)
