@@ -108,6 +108,14 @@ make a few of them per split (docs/results/scale.md, "Session 11:
 disassociate's growth")."""
 
 
+WHOLE_TRANSPOSE_OCCURRENCES = 1 << 20
+"""The split loop transposes a dataset of at most this many item occurrences
+in one pass (:meth:`Dataset.transpose`: items in place, a few int64
+temporaries of 8 MiB at most), a larger one :data:`SLAB_RECORDS` records at a
+time (:func:`transpose_of`: about three times the CPU on bms-webview-2, which
+has more than :data:`SLAB_RECORDS` records)."""
+
+
 def item_counts(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
     """The support of every item id in the records ``rows`` (int64),
     :data:`SLAB_RECORDS` records at a time."""
@@ -156,7 +164,9 @@ class _Splitter:
         self.dataset = dataset
         self.owner = np.zeros(dataset.n_records, dtype=np.int64)
         # not cached on the dataset: freed with the splitter
-        item_ptr, self.item_rows = transpose_of(dataset, np.arange(dataset.n_records, dtype=np.int64))
+        whole = len(dataset.items) <= WHOLE_TRANSPOSE_OCCURRENCES
+        rows = np.arange(dataset.n_records, dtype=np.int64)
+        item_ptr, self.item_rows = dataset.transpose() if whole else transpose_of(dataset, rows)
         self.item_ptr: list[int] = item_ptr.tolist()
         self.next_id = 0
 
