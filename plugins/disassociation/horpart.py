@@ -201,7 +201,8 @@ class _Splitter:
         its records now: ``rows`` shrinks to them)."""
         if part.index is None:
             holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
-            if len(holders) <= OWN_INDEX_ABOVE * (int(part.counts.sum()) + OWN_INDEX_BASE):
+            few = OWN_INDEX_ABOVE * OWN_INDEX_BASE  # as few as that: no need to count the part's occurrences
+            if len(holders) <= few or len(holders) <= OWN_INDEX_ABOVE * (int(part.counts.sum()) + OWN_INDEX_BASE):
                 return holders
             part.rows = self.rows(part)
             part.index = transpose_of(self.dataset, part.rows)
