@@ -26,6 +26,7 @@ from privtool.verifiers.chunks import effective_m, enumeration_size
 from privtool.verifiers.engines import check_km_batch, pick_engine
 from privtool.verifiers.reconstruction_bounds import (
     ClusterViews,
+    _ReleaseMaximum,
     _score,
     _Sources,
     check_disassociation_guarantee,
@@ -221,6 +222,8 @@ def test_strong_extensions_are_the_items_with_which_one_cluster_reaches_k(releas
             if found is not None and _score(*found) >= k:
                 expected.add(y)
     assert sources.strong_extensions(part, k) == expected
+    # the search's sources count the shared chunks' frequent items from the arrays
+    assert _ReleaseMaximum(views, parent, k)._source(n).strong_extensions(part, k) == expected
 
 
 def test_an_item_of_the_parts_own_chunk_counts_the_rows_holding_both() -> None:
