@@ -37,6 +37,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,7 @@ FREE = -1
 Rows = tuple[tuple[str, ...], ...]
 SourceKey = tuple[str | None, int]
 """A chunk a cluster sees: (None, record chunk index) or (joint id, shared chunk index)."""
-ClusterView = tuple[str, int, tuple[Rows, ...], tuple[str, ...], tuple[tuple[str, tuple[Rows, ...]], ...], int, int]
+ClusterView = tuple[str, int, tuple[Rows, ...], tuple[str, ...], tuple[tuple[str, Sequence[Rows]], ...], int, int]
 """(cluster id, size, record chunks, term chunk, ancestors as (joint id, shared chunks) nearest first, m, k)."""
 
 
@@ -107,12 +108,22 @@ class ClusterViews(LazySequence[ClusterView]):
         return len(self.ids)
 
     def _build(self, n: int) -> ClusterView:
+        return self._view(n, self.shared)
+
+    def lazy_view(self, n: int) -> ClusterView:
+        """The view of cluster ``n`` with the shared chunks above it decoded
+        one by one when indexed (:class:`_LazyChunks`): the search's sources
+        need only the chunks that hold an item of the itemsets they score."""
+        first = self.arrays.n_clusters
+        return self._view(n, lambda joint: _LazyChunks(self.arrays, first + self.joint_position[joint]))
+
+    def _view(self, n: int, shared: Callable[[str], Sequence[Rows]]) -> ClusterView:
         return (
             self.ids[n],
             self.sizes[n],
             self._chunks(n),
             self.term_chunk(n),
-            tuple((joint, self.shared(joint)) for joint in self.chains[n]),
+            tuple((joint, shared(joint)) for joint in self.chains[n]),
             self.m,
             self.k,
         )
@@ -144,6 +155,27 @@ class ClusterViews(LazySequence[ClusterView]):
             return ()
         offsets = a.row_offsets[cuts[0] : cuts[-1] + 1]
         return tuple(label_chunks(a.labels, a.items[offsets[0] : offsets[-1]], offsets - offsets[0], cuts - cuts[0]))
+
+
+class _LazyChunks(LazySequence[Rows]):
+    """The chunks of one owner of a release's arrays (a cluster's position, or
+    the number of clusters plus a joint cluster's), each decoded to sub-records
+    of labels when indexed."""
+
+    def __init__(self, arrays: ReleaseArrays, owner: int) -> None:
+        self.arrays = arrays
+        self.first = int(arrays.owner_offsets[owner])
+        self.size = int(arrays.owner_offsets[owner + 1]) - self.first
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _build(self, index: int) -> Rows:
+        a, chunk = self.arrays, self.first + index
+        offsets = a.row_offsets[a.chunk_offsets[chunk] : a.chunk_offsets[chunk + 1] + 1].tolist()
+        base, labels = offsets[0], a.labels
+        flat = [labels[code] for code in a.items[base : offsets[-1]].tolist()]
+        return tuple(tuple(flat[start - base : end - base]) for start, end in pairwise(offsets))
 
 
 def frequent_items(arrays: ReleaseArrays, owner: int, k: int) -> dict[int, frozenset[str]]:
@@ -189,16 +221,12 @@ class _Sources:
         self.size = size
         self.owner: list[str | None] = []  # None: record chunk of the cluster; else the joint id
         self.keys: list[SourceKey] = []
-        self.rows: list[Rows] = []
-        for index, chunk in enumerate(record_chunks):
-            self.owner.append(None)
-            self.keys.append((None, index))
-            self.rows.append(chunk)
-        for joint_id, chunks in chain:
-            for index, chunk in enumerate(chunks):
-                self.owner.append(joint_id)
-                self.keys.append((joint_id, index))
-                self.rows.append(chunk)
+        self.rows: list[tuple[Sequence[Rows], int]] = []  # (chunks, index): decoded when its bitsets are built
+        for owner, chunks in ((None, record_chunks), *chain):
+            for index in range(len(chunks)):
+                self.owner.append(owner)
+                self.keys.append((owner, index))
+                self.rows.append((chunks, index))
         self.cache = {} if shared_bits is None else shared_bits
         self._bits: list[ChunkBits | None] = [None] * len(self.keys)
         self.term = frozenset(term_chunk)
@@ -214,7 +242,8 @@ class _Sources:
             key = self.keys[s]
             found = None if key[0] is None else self.cache.get(key)
             if found is None:
-                found = ChunkBits.of(self.rows[s])
+                chunks, index = self.rows[s]
+                found = ChunkBits.of(chunks[index])
                 if key[0] is not None:
                     self.cache[key] = found
             self._bits[s] = found
@@ -837,7 +866,8 @@ class _ReleaseMaximum:
     def _source(self, n: int) -> _Sources:
         found = self.sources.get(n)
         if found is None:
-            found = self.sources[n] = _Sources(self.views[n], self.shared_bits, self.index.shared, self._strong_in)
+            view = self.views.lazy_view(n)
+            found = self.sources[n] = _Sources(view, self.shared_bits, self.index.shared, self._strong_in)
         return found
 
     def __call__(self, itemset: tuple[str, ...]) -> int:
