@@ -40,7 +40,7 @@ def test_the_count_clears_exactly_the_chunks_without_weak_itemsets(chunks, k, m,
     items = np.array([item for row in rows for item in row], dtype=np.int32)
     rank = np.argsort(np.argsort(LABELS))  # the labels' sorted order is not the codes'
     shapes = chunk_shapes(items, offsets_of(map(len, rows)), offsets_of(map(len, chunks)), k, m, rank, most)
-    parts = counted_weak_parts(shapes, LABELS)
+    parts = counted_weak_parts(shapes, len(LABELS)).labelled(LABELS)
     witnesses = shapes.witnesses()
     for n, chunk in enumerate(chunks):
         labelled = [tuple(LABELS[item] for item in row) for row in chunk]
@@ -88,7 +88,8 @@ def test_batch_checks_find_what_the_chunk_by_chunk_checks_find(
         each = UnitTally.of(check_km_batch((tuple(batch.locations()), tuple(chunks), k, m, requested, None)))
         assert tally_key(check_km_chunks(batch, k, m, requested, None)) == tally_key(each)
         weak = [(batch.first + n, chunk_weak_parts((rows, k, m, None))) for n, rows in enumerate(chunks)]
-        assert weak_parts_of_chunks(batch, k, m, None) == [(c, parts) for c, parts in weak if parts]
+        found = weak_parts_of_chunks(batch, k, m, None).labelled(release.arrays.labels)
+        assert found == {c: parts for c, parts in weak if parts}
         which = list(range(len(batch)))[::-2]
         assert batch.chunks_at(which) == [chunks[n] for n in which]
 

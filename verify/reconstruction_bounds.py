@@ -509,43 +509,74 @@ def chunk_weak_parts(unit: tuple[Rows, int, int, float | None]) -> tuple[Part, .
     return tuple(parts)
 
 
-def weak_parts_of_chunks(
-    batch: ChunkBatch, k: int, m: int, deadline: float | None
-) -> list[tuple[int, tuple[Part, ...]]]:
-    """:func:`chunk_weak_parts` of every chunk of a batch in CSR form:
-    ``(release chunk index, weak parts)`` of the chunks that have any. For m at
-    most :data:`~.chunks.SCREEN_M` they come from the batch's vectorised count
-    (:meth:`ChunkBatch.shapes`, :func:`counted_weak_parts`), and only a chunk
-    with too many pairs to count is enumerated."""
+@dataclass(frozen=True)
+class WeakCodes:
+    """Weak parts (:func:`chunk_weak_parts`) of chunks as the count leaves them:
+    ``singles`` rows (chunk, item code) and ``pairs`` rows (chunk, code, code),
+    both ordered by chunk, and ``listed``, (chunk, parts) of the chunks
+    enumerated instead. Labelled only where the search needs them (a release
+    verified at a k above its own has weak parts in thousands of chunks)."""
+
+    singles: np.ndarray
+    pairs: np.ndarray
+    listed: tuple[tuple[int, tuple[Part, ...]], ...] = ()
+
+    def labelled(self, labels: Sequence[str]) -> dict[int, tuple[Part, ...]]:
+        """Per chunk with any, its weak parts as labels, in chunk order and
+        :func:`chunk_weak_parts`' order (the count's: the weak items, then the pairs)."""
+        found: dict[int, list[Part]] = {}
+        for chunk, code in self.singles.tolist():
+            found.setdefault(chunk, []).append((labels[code],))
+        for chunk, lo, hi in self.pairs.tolist():
+            found.setdefault(chunk, []).append((labels[lo], labels[hi]))
+        found.update((chunk, list(parts)) for chunk, parts in self.listed)
+        return {chunk: tuple(found[chunk]) for chunk in sorted(found)}
+
+    def within(self, first: int, last: int) -> WeakCodes:
+        """The parts of chunks ``first`` to ``last - 1``."""
+        s0, s1 = np.searchsorted(self.singles[:, 0], [first, last]).tolist()
+        p0, p1 = np.searchsorted(self.pairs[:, 0], [first, last]).tolist()
+        listed = tuple((chunk, parts) for chunk, parts in self.listed if first <= chunk < last)
+        return WeakCodes(self.singles[s0:s1], self.pairs[p0:p1], listed)
+
+
+def weak_parts_of_chunks(batch: ChunkBatch, k: int, m: int, deadline: float | None) -> WeakCodes:
+    """:func:`chunk_weak_parts` of every chunk of a batch in CSR form, by
+    release chunk index and the release's item codes. For m at most :data:`~.chunks.SCREEN_M` they come from
+    the batch's vectorised count (:meth:`ChunkBatch.shapes`,
+    :func:`counted_weak_parts`), and only a chunk with too many pairs to count
+    is enumerated."""
     if m > SCREEN_M:
         which: list[int] = list(range(len(batch)))
-        counted: dict[int, tuple[Part, ...]] = {}
+        counted = WeakCodes(np.zeros((0, 2), dtype=np.int64), np.zeros((0, 3), dtype=np.int64))
     else:
         shapes = batch.shapes(k, m)
         which = np.flatnonzero(shapes.undecided & shapes.maybe_weak).tolist()
-        counted = counted_weak_parts(shapes, batch.labels)
+        counted = counted_weak_parts(shapes, len(batch.labels))
+    listed = []
     for n, rows in zip(which, batch.chunks_at(which), strict=True):
         parts = chunk_weak_parts((rows, k, m, deadline))
         if parts:
-            counted[n] = parts
-    return [(batch.first + n, counted[n]) for n in sorted(counted)]
+            listed.append((batch.first + n, parts))
+    codes = batch.codes.astype(np.int64)
+    singles, pairs = counted.singles.copy(), counted.pairs.copy()
+    singles[:, 0] += batch.first
+    singles[:, 1] = codes[singles[:, 1]]
+    pairs[:, 0] += batch.first
+    pairs[:, 1:] = codes[pairs[:, 1:]]
+    return WeakCodes(singles, pairs, tuple(listed))
 
 
-def counted_weak_parts(shapes: ChunkShapes, labels: Sequence[str]) -> dict[int, tuple[Part, ...]]:
+def counted_weak_parts(shapes: ChunkShapes, span: int) -> WeakCodes:
     """The weak parts (:func:`chunk_weak_parts`, in its order) of every chunk the
-    count decided that has any, from its weak items and pairs: the weak items in
-    label order, then the weak pairs whose first item (in label order) is not
-    weak alone, in label order of their first and then their second item."""
+    count decided, by the batch's chunk index, from its weak items and pairs:
+    the weak items in label order, then the weak pairs whose first item (in
+    label order) is not weak alone, in label order of their first and then
+    their second item. ``span``: the number of labels."""
     singles = shapes.weak_items[~shapes.undecided[shapes.weak_items[:, 0]]]
     pairs = shapes.weak_pairs
-    span = len(labels)
     pairs = pairs[~np.isin(pairs[:, 0] * span + pairs[:, 1], singles[:, 0] * span + singles[:, 1])]
-    found: dict[int, list[Part]] = {}
-    for chunk, code, _ in singles.tolist():
-        found.setdefault(chunk, []).append((labels[code],))
-    for chunk, lo, hi, _ in pairs.tolist():
-        found.setdefault(chunk, []).append((labels[lo], labels[hi]))
-    return {chunk: tuple(parts) for chunk, parts in found.items()}
+    return WeakCodes(singles[:, :2].astype(np.int64), pairs[:, :3].astype(np.int64))
 
 
 SuspectUnit = tuple[ClusterView, tuple[Part, ...], int]
@@ -590,58 +621,85 @@ def longest_record(views: ClusterViews) -> int:
     return max((own[n] + sum(joint[j] for j in chain) for n, chain in enumerate(views.chains)), default=0)
 
 
-@dataclass
 class _WeakParts:
-    """The weak parts (:func:`chunk_weak_parts`) of a release: of each cluster's
-    record chunks, and of each joint cluster's shared chunks (kept once per
-    joint, not copied into every member)."""
+    """The weak parts (:func:`chunk_weak_parts`) of a release's chunks
+    (:class:`WeakCodes`), labelled for one cluster (:meth:`of`) or one size
+    (:meth:`of_size`) when the search asks for them."""
 
-    own: list[tuple[Part, ...]]
-    of_joint: dict[str, tuple[Part, ...]]
-    k: int
+    def __init__(self, views: ClusterViews, found: Sequence[WeakCodes], k: int) -> None:
+        a = self.arrays = views.arrays
+        self.views, self.k = views, k
+        self.codes = WeakCodes(
+            np.concatenate([np.zeros((0, 2), dtype=np.int64), *(f.singles for f in found)]),
+            np.concatenate([np.zeros((0, 3), dtype=np.int64), *(f.pairs for f in found)]),
+            tuple(pair for f in found for pair in f.listed),
+        )
+        owners = len(a.owner_offsets) - 1
+        owner_of_chunk = np.repeat(np.arange(owners), np.diff(a.owner_offsets))
+        fewest = np.full(owners, INFINITE, dtype=np.int64)  # the fewest items of a part, per chunk owner
+        np.minimum.at(fewest, owner_of_chunk[self.codes.pairs[:, 0]], 2)
+        np.minimum.at(fewest, owner_of_chunk[self.codes.singles[:, 0]], 1)
+        for chunk, parts in self.codes.listed:
+            owner = owner_of_chunk[chunk]
+            fewest[owner] = min(int(fewest[owner]), *map(len, parts))
+        self.fewest: list[int] = fewest.tolist()
+
+    def _owners(self, n: int) -> list[int]:
+        """Cluster ``n``'s position and those of the joint clusters above it, as chunk owners."""
+        first = self.arrays.n_clusters
+        return [n, *(first + self.views.joint_position[joint] for joint in self.views.chains[n])]
 
     def of(self, views: ClusterViews, n: int) -> tuple[Part, ...]:
         """Every weak part cluster ``n`` sees; ``((),)`` below k records."""
         if views.sizes[n] < self.k:
             return ((),)
-        return (*self.own[n], *(part for joint in views.chains[n] for part in self.of_joint.get(joint, ())))
+        offsets, labels = self.arrays.owner_offsets, self.arrays.labels
+        return tuple(
+            part
+            for owner in self._owners(n)
+            for parts in self.codes.within(int(offsets[owner]), int(offsets[owner + 1])).labelled(labels).values()
+            for part in parts
+        )
 
-    def shortest(self, views: ClusterViews, n: int) -> int | None:
-        """The fewest items of a weak part cluster ``n`` sees (None: no part)."""
-        if views.sizes[n] < self.k:
-            return 0
-        joints = [self.shortest_of_joint[j] for j in views.chains[n] if j in self.of_joint]
-        lengths = [len(p) for p in self.own[n]] + joints
-        return min(lengths, default=None)
+    def shortest(self) -> list[int | None]:
+        """Per cluster, the fewest items of a weak part it sees: 0 below k
+        records, None when it sees none (each joint cluster's fewest over
+        itself and the joint clusters above it is found once)."""
+        views, first = self.views, self.arrays.n_clusters
+        above: dict[str, int] = {}
 
-    @cached_property
-    def shortest_of_joint(self) -> dict[str, int]:
-        return {joint: min(map(len, parts)) for joint, parts in self.of_joint.items()}
+        def over(chain: tuple[str, ...], i: int) -> int:
+            found = above.get(chain[i])
+            if found is None:
+                found = self.fewest[first + views.joint_position[chain[i]]]
+                if i + 1 < len(chain):
+                    found = min(found, over(chain, i + 1))
+                above[chain[i]] = found
+            return found
+
+        found: list[int | None] = []
+        for n, (size, chain) in enumerate(zip(views.sizes, views.chains, strict=True)):
+            fewest = 0 if size < self.k else min(self.fewest[n], over(chain, 0)) if chain else self.fewest[n]
+            found.append(None if fewest == INFINITE else fewest)
+        return found
 
     def of_size(self, size: int) -> set[Part]:
         """Every weak part of exactly ``size`` items, in any chunk."""
-        found = {part for parts in self.own for part in parts if len(part) == size}
-        found.update(part for parts in self.of_joint.values() for part in parts if len(part) == size)
+        labels, span = self.arrays.labels, len(self.arrays.labels)
+        found = {part for _, parts in self.codes.listed for part in parts if len(part) == size}
+        if size == 1:
+            found.update((labels[code],) for code in unique_int(self.codes.singles[:, 1]).tolist())
+        elif size == 2:
+            keys = unique_int(self.codes.pairs[:, 1] * span + self.codes.pairs[:, 2]).tolist()
+            found.update((labels[key // span], labels[key % span]) for key in keys)
         return found
 
 
 def _weak_parts(views: ClusterViews, k: int, m: int, ctx: Context) -> _WeakParts:
     """:func:`chunk_weak_parts` of every chunk, each enumerated once (the
     chunks go to the executor in CSR batches)."""
-    a = views.arrays
     check = partial(weak_parts_of_chunks, k=k, m=m, deadline=ctx.deadline)
-    found = ctx.map(check, ChunkBatches.all_chunks(a, BATCH_SIZE), "chunks: weak parts")
-    of_joint: dict[str, list[Part]] = defaultdict(list)
-    own: list[list[Part]] = [[] for _ in range(len(views))]
-    for chunk, parts in (pair for batch in found for pair in batch):
-        owner = int(a.chunk_owner[chunk])
-        if a.chunk_is_shared[chunk]:
-            of_joint[a.joint_ids[owner]].extend(parts)
-        else:
-            own[owner].extend(parts)
-    return _WeakParts(
-        [tuple(parts) for parts in own], {joint: tuple(parts) for joint, parts in of_joint.items() if parts}, k
-    )
+    return _WeakParts(views, ctx.map(check, ChunkBatches.all_chunks(views.arrays, BATCH_SIZE), "chunks: weak parts"), k)
 
 
 def _rounds(count: int) -> list[tuple[int, int]]:
@@ -935,8 +993,8 @@ class _Search:
         self, views: ClusterViews, parts: _WeakParts, parent: dict[str, str], k: int, m: int, ctx: Context
     ) -> None:
         self.views, self.parts, self.parent, self.k, self.m, self.ctx = views, parts, parent, k, m, ctx
-        self.shortest = {n: parts.shortest(views, n) for n in range(len(views))}
-        self.weak = [n for n, length in self.shortest.items() if length is not None]
+        self.shortest = parts.shortest()
+        self.weak = [n for n, length in enumerate(self.shortest) if length is not None]
         self.examined: set[tuple[str, ...]] = set()
         self.failing: tuple[int, tuple[str, ...]] | None = None  # (maximum support, itemset)
 
