@@ -575,7 +575,9 @@ def counted_weak_parts(shapes: ChunkShapes, span: int) -> WeakCodes:
     their second item. ``span``: the number of labels."""
     singles = shapes.weak_items[~shapes.undecided[shapes.weak_items[:, 0]]]
     pairs = shapes.weak_pairs
-    pairs = pairs[~np.isin(pairs[:, 0] * span + pairs[:, 1], singles[:, 0] * span + singles[:, 1])]
+    alone = np.zeros(len(shapes.undecided) * span, dtype=bool)  # (chunk, item) weak alone: a table, not a sort
+    alone[singles[:, 0] * span + singles[:, 1]] = True
+    pairs = pairs[~alone[pairs[:, 0] * span + pairs[:, 1]]]
     return WeakCodes(singles[:, :2].astype(np.int64), pairs[:, :3].astype(np.int64))
 
 
