@@ -100,7 +100,18 @@ def test_the_release_is_the_definition_for_any_joint_plans(dis: Disassociation, 
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.lists(st.integers(0, 5), max_size=5)), max_size=40))
+@given(
+    st.one_of(
+        st.lists(st.tuples(st.integers(0, 3), st.lists(st.integers(0, 5), max_size=5)), max_size=40),
+        # wide items: a key packs one or two of them (and rows go on past it), or none
+        st.lists(
+            st.tuples(
+                st.sampled_from([0, 1, 2**20, 2**40]), st.lists(st.sampled_from([0, 3, 2**20, 2**30]), max_size=5)
+            ),
+            max_size=40,
+        ),
+    )
+)
 def test_lexicographic_order_is_the_tuple_order(rows: list[tuple[int, list[int]]]) -> None:
     lead = np.array([lead for lead, _ in rows], dtype=np.int64)
     items = np.array([x for _, row in rows for x in row], dtype=np.int64)

@@ -293,10 +293,44 @@ def lexicographic_order(lead: np.ndarray, items: np.ndarray, offsets: np.ndarray
     element, a proper prefix first (the order of Python tuples). ``lead`` and
     ``items`` are non-negative ints.
 
-    Vectorised: one sort by ``(lead, first item)``, then, while rows tie on
-    everything compared so far, one sort of the tied rows only by their next
-    item (-1 past a row's end: rows that ended tie for good, being equal). No
-    Python object per row."""
+    One stable sort of int64 keys that pack ``lead`` and the first items of
+    each row (``item + 1``, 0 past a row's end: as many items as fit 63 bits),
+    then :func:`_tied_order` on the rows that tie on their key and go on (a
+    row that ends within its key ties only with equal rows). About half the
+    time of :func:`_tied_order` alone on sub-records of bms-webview-2."""
+    lengths = np.diff(offsets)
+    if len(lead) == 0 or len(items) == 0:
+        return _tied_order(lead, items, offsets)
+    item_bits = (int(items.max()) + 1).bit_length()
+    depth = min((63 - int(lead.max()).bit_length()) // item_bits, int(lengths.max()))
+    if depth < 1:
+        return _tied_order(lead, items, offsets)
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    key = np.asarray(lead, dtype=np.int64).copy()
+    for d in range(depth):
+        inside = lengths > d
+        key <<= item_bits
+        key |= np.where(inside, np.asarray(items[np.where(inside, starts + d, 0)], dtype=np.int64) + 1, 0)
+    order = np.argsort(key, kind="stable")
+    longer = lengths[order] > depth
+    if not np.any(longer):
+        return order
+    ordered = key[order]
+    group = np.cumsum(np.r_[False, ordered[1:] != ordered[:-1]])
+    goes_on = np.zeros(int(group[-1]) + 1, dtype=bool)
+    goes_on[group[longer]] = True
+    at = np.flatnonzero(goes_on[group])  # every row of such a group is longer than ``depth`` or as long
+    rows = order[at]
+    rest = lengths[rows] - depth
+    order[at] = rows[_tied_order(group[at], items[concat_ranges(starts[rows] + depth, rest)], offsets_of(rest))]
+    return order
+
+
+def _tied_order(lead: np.ndarray, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """:func:`lexicographic_order`, vectorised: one sort by ``(lead, first
+    item)``, then, while rows tie on everything compared so far, one sort of
+    the tied rows only by their next item (-1 past a row's end: rows that
+    ended tie for good, being equal). No Python object per row."""
     n = len(lead)
     lengths = np.diff(offsets).astype(np.int64)
     starts = np.asarray(offsets[:-1], dtype=np.int64)

@@ -155,13 +155,15 @@ def check_release(
     stamping puts in the envelope.
 
     A disassociated release held as CSR arrays is checked without nested
-    lists and with bounded memory: its content is written and read back a
-    slice of clusters at a time and each slice compared with the arrays
+    lists and with bounded memory: its arrays are found to read back as
+    themselves from the file written of them (every rule of the fast reader
+    checked on the arrays, :func:`privtool.release_rules.reads_back`) and its
+    content is written a slice of clusters at a time
     (:func:`privtool.release_slices.checked_content`; the slices through
     ``ctx``'s executor when given), its envelope written and
     read back on its own (:func:`read_back`, which validates everything the
     JSON reader does), and the structure checks run on the arrays, which are
-    what was read. When a slice does not read back the fast way, or for
+    what would be read. When the arrays would not read back the fast way, or for
     another kind held as canonical arrays, the whole file text is assembled
     from the arrays, read back and checked as read. Any other release goes
     through its canonical JSON object."""
@@ -177,7 +179,7 @@ def check_release(
     run = serially if ctx is None else partial(ctx.map, description="checking the release")
     content = checked_content(arrays, run) if arrays is not None and release.kind == "disassociated" else None
     if arrays is not None and content is not None:
-        # the content was written and read back a slice at a time; the envelope is read back on its own
+        # the content reads back as the arrays and was written a slice at a time; the envelope is read back on its own
         shell = Release(kind=release.kind, **release.envelope())
         try:
             back = read_back(shell.dumps())

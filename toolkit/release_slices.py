@@ -1,35 +1,37 @@
-"""A disassociated release's content written and read back a slice at a time
+"""A disassociated release's content checked and written a slice at a time
 (issue 20: the driver's memory stays bounded however large the release).
 
-Writing a release file (:func:`privtool.release_bytes.canonical_bytes`) and
-reading it back (:func:`privtool.release_bytes.parse_canonical`) each need
-temporaries of many times the file's size. Both work cluster by cluster: a
+Writing a release file (:func:`privtool.release_bytes.canonical_bytes`) needs
+temporaries of many times the file's size. It works cluster by cluster: a
 cluster's text (``{"id":...,"size":...,"record_chunks":...,"term_chunk":...}``)
 and a joint cluster's depend only on their own content and labels. So
 :func:`checked_content` cuts the content into slices of about
 :data:`SLICE_OCCURRENCES` item occurrences: consecutive clusters, then
 consecutive joint clusters (written with *stubs*, empty clusters of the same
 ids and sizes, for the members they name, so that the slice is a release of its
-own). Each slice is written as a release file, read back, and compared with
-the arrays it was written from; the content text of the whole release is the
-slices' cluster texts, then their joint cluster texts, which is byte for byte
-what ``canonical_bytes`` writes for the whole release.
+own). The content text of the whole release is the slices' cluster texts, then
+their joint cluster texts, which is byte for byte what ``canonical_bytes``
+writes for the whole release.
+
+Before anything is written, :func:`privtool.release_rules.reads_back` checks
+on the arrays that the whole file reads back the fast way
+(:func:`privtool.release_bytes.parse_canonical`) as these very arrays: every
+rule the reader enforces, tested against writing and parsing
+(``tests/test_release_rules.py``). (Until session 12 each slice was written as
+a file, parsed and compared with its arrays, about half the check's time.)
 
 The fast reader understands no JSON escape, so a release one of whose labels
-JSON escapes (``"``, ``\\``, a control character) is written and read back with
-*stand-in* labels: the label codes as zero-padded decimals, which need no
-escape and sort as the labels do when these are in canonical order, which is
-checked, with what else the reader checks of a label (not empty, Unicode
-text); the slice's text is then written again with its own labels, each
-escaped by :func:`json.encoder.encode_basestring` as for any release. (Before,
-such a release went through the validating JSON reader whole, about 3.5x
-slower on bms-webview-2 and with a Python object per item occurrence.)
+JSON escapes (``"``, ``\\``, a control character) is checked with *stand-in*
+labels: the label codes as zero-padded decimals, which need no escape and
+sort as the labels do when these are in canonical order, which is checked,
+with what else the reader checks of a label (not empty, Unicode text); the
+text is written with the labels themselves, each escaped by
+:func:`json.encoder.encode_basestring` as for any release.
 
-A slice that does not read back the fast way (an order that is not
-canonical, an invalid value), or reads back different, makes
-:func:`checked_content` return ``None``; so do ids repeated across slices and
-a total size above :data:`privtool.release_bytes.MAX_RECORDS`. The caller then
-writes and reads the whole release, which names the problem.
+A release whose arrays would not read back as themselves makes
+:func:`checked_content` return ``None``; so do ids repeated (joint cluster
+ids included). The caller then writes and reads the whole release, which
+names the problem.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ from .dataset import label_sort_key
 from .lazy_sequence import LazySequence
 from .release import FORMAT, json_text
 from .release_arrays import ReleaseArrays, frozen
-from .release_bytes import ESCAPED, MAX_RECORDS, canonical_bytes, parse_canonical
+from .release_bytes import ESCAPED, canonical_bytes
+from .release_rules import reads_back, utf8_text
 
 SLICE_OCCURRENCES = 1 << 18
 """Item occurrences (published in chunks and term chunks) per slice; a larger
@@ -107,15 +110,12 @@ def cluster_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays:
     )
 
 
-def joint_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays | None:
-    """Joint clusters ``a .. b - 1`` of ``arrays`` as a release of their own:
-    their members as stubs (same ids and sizes, nothing published), then the
-    joint clusters. ``None`` when a member is not a cluster of ``arrays``."""
+def joint_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays:
+    """Joint clusters ``a .. b - 1`` of ``arrays`` (every member a cluster of
+    ``arrays``) as a release of their own: their members as stubs (same ids
+    and sizes, nothing published), then the joint clusters."""
     members, member_offsets = arrays.member_index
-    named = members[member_offsets[a] : member_offsets[b]]
-    if np.any(named < 0):
-        return None
-    stubs = unique_int(named)
+    stubs = unique_int(members[member_offsets[a] : member_offsets[b]])
     n = arrays.n_clusters
     items, rows, chunks, owners = _chunks_of(arrays, n + a, n + b)
     return ReleaseArrays(
@@ -133,24 +133,6 @@ def joint_slice(arrays: ReleaseArrays, a: int, b: int) -> ReleaseArrays | None:
     )
 
 
-def same_content(read: ReleaseArrays, wrote: ReleaseArrays, code: dict[str, int]) -> bool:
-    """Whether ``read`` (a slice read back) holds what ``wrote`` (the slice
-    written) does; ``code`` maps each label of ``wrote`` to its code. The
-    reader numbers only the labels it met, in the same (canonical) order."""
-    remap = np.fromiter(map(code.__getitem__, read.labels), dtype=np.int32, count=len(read.labels))
-    return (
-        read.cluster_ids == wrote.cluster_ids
-        and read.joint_ids == wrote.joint_ids
-        and read.joint_members == wrote.joint_members
-        and all(
-            np.array_equal(getattr(read, name), getattr(wrote, name))
-            for name in ("cluster_sizes", "row_offsets", "chunk_offsets", "owner_offsets", "term_offsets")
-        )
-        and np.array_equal(remap[read.items], wrote.items)
-        and np.array_equal(remap[read.term_items], wrote.term_items)
-    )
-
-
 def without_escapes(arrays: ReleaseArrays) -> ReleaseArrays | None:
     """``arrays`` when no label needs a JSON escape; else the same content over
     stand-in labels (each label's code, zero-padded: no escape, and the same
@@ -161,19 +143,14 @@ def without_escapes(arrays: ReleaseArrays) -> ReleaseArrays | None:
     if not ESCAPED.search("".join(labels)):
         return arrays
     keys = [label_sort_key(label) for label in labels]
-    if not all(labels) or any(a >= b for a, b in itertools.pairwise(keys)):
-        return None
-    try:
-        "".join(labels).encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate
+    if not all(labels) or any(a >= b for a, b in itertools.pairwise(keys)) or not utf8_text("".join(labels)):
         return None
     width = len(str(len(labels)))
     return dataclasses.replace(arrays, labels=tuple(f"{code:0{width}d}" for code in range(len(labels))))
 
 
-Slice = tuple[bool, ReleaseArrays | None]
-"""``(is_joint, arrays)``: a slice of clusters or of joint clusters (``None``:
-joint clusters naming a member that is no cluster)."""
+Slice = tuple[bool, ReleaseArrays]
+"""``(is_joint, arrays)``: a slice of clusters or of joint clusters."""
 
 
 class Slices(LazySequence[Slice]):
@@ -197,55 +174,45 @@ class Slices(LazySequence[Slice]):
         return is_joint, (joint_slice if is_joint else cluster_slice)(self._arrays, a, b)
 
 
-Mapper = Callable[[Callable[[Slice], bytes | None], Sequence[Slice]], list[bytes | None]]
+Mapper = Callable[[Callable[[Slice], bytes], Sequence[Slice]], list[bytes]]
 """How :func:`checked_content` runs its slices: ``(fn, slices) -> results``
 in order (a :meth:`privtool.context.Context.map`, or :func:`serially`)."""
 
 
-def serially(fn: Callable[[Slice], bytes | None], items: Sequence[Slice]) -> list[bytes | None]:
+def serially(fn: Callable[[Slice], bytes], items: Sequence[Slice]) -> list[bytes]:
     """The slices one after the other, in this process."""
     return [fn(item) for item in items]
 
 
-def checked_slice(piece: Slice) -> bytes | None:
-    """One slice written and read back (top level, so that executors can
-    pickle it): its clusters' or joint clusters' text as in the whole file
-    (comma-separated objects), or ``None`` when it does not read back the
-    fast way or reads back different."""
+def slice_text(piece: Slice) -> bytes:
+    """One slice written (top level, so that executors can pickle it): its
+    clusters' or joint clusters' text as in the whole file (comma-separated
+    objects)."""
     is_joint, arrays = piece
-    plain = None if arrays is None else without_escapes(arrays)
-    if arrays is None or plain is None:
-        return None
-    text = canonical_bytes(_SLICE_ENVELOPE, "disassociated", plain, None)
-    parsed = parse_canonical(text)
-    code = {label: i for i, label in enumerate(plain.labels)}
-    if parsed is None or not same_content(parsed[1], plain, code):
-        return None
-    if plain is not arrays:  # read back with stand-ins: the text with the labels themselves
-        text = canonical_bytes(_SLICE_ENVELOPE, "disassociated", arrays, None)
-    content = text[_HEAD:-2]  # "clusters":[...],"joint_clusters":[...]
-    middle = content.index(_OPEN_JOINTS.encode())  # a key is the only string followed by ':'
+    content = canonical_bytes(_SLICE_ENVELOPE, "disassociated", arrays, None)[_HEAD:-2]
+    # "clusters":[...],"joint_clusters":[...], where a key is the only string followed by ':'
+    middle = content.index(_OPEN_JOINTS.encode()) if is_joint else content.rindex(_OPEN_JOINTS.encode())
     return content[middle + len(_OPEN_JOINTS) : -1] if is_joint else content[len(_OPEN_CLUSTERS) : middle]
 
 
 def checked_content(arrays: ReleaseArrays, run: Mapper = serially) -> str | None:
     """The content text of the disassociated release held in ``arrays``
-    (``"clusters":[...],"joint_clusters":[...]``, as in its file), every
-    slice of it written, read back and found equal to the arrays
-    (:func:`checked_slice`, run through ``run``); ``None`` when that fails
-    anywhere (see the module doc)."""
+    (``"clusters":[...],"joint_clusters":[...]``, as in its file), once the
+    arrays are found to read back as themselves
+    (:func:`privtool.release_rules.reads_back`, with stand-in labels when a
+    label needs an escape) and every id to be distinct; written a slice at a
+    time (:func:`slice_text`, run through ``run``). ``None`` when the check
+    fails (see the module doc)."""
     n_ids = len(set(arrays.cluster_ids) | set(arrays.joint_ids))
-    if n_ids != arrays.n_clusters + arrays.n_joint_clusters or int(arrays.cluster_sizes.sum()) > MAX_RECORDS:
+    plain = without_escapes(arrays)
+    if n_ids != arrays.n_clusters + arrays.n_joint_clusters or plain is None or not reads_back(plain):
         return None
     pieces = Slices(arrays)
-    texts = run(checked_slice, pieces)
+    texts = run(slice_text, pieces)
     listed: dict[bool, list[str]] = {False: [], True: []}  # the cluster texts, the joint cluster texts
     for at, (is_joint, _, _) in enumerate(pieces.bounds):
-        text = texts[at]
-        if text is None:
-            return None
-        texts[at] = None  # each slice's bytes go as its text is decoded: one full-size copy, the joined text
-        listed[is_joint].append(text.decode("utf-8"))
+        listed[is_joint].append(texts[at].decode("utf-8"))
+        texts[at] = b""  # each slice's bytes go as its text is decoded: one full-size copy, the joined text
     return "".join([_OPEN_CLUSTERS, *_separated(listed[False]), _OPEN_JOINTS, *_separated(listed[True]), "]"])
 
 

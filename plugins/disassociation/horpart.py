@@ -148,7 +148,8 @@ class _Splitter:
         self.dataset = dataset
         self.owner = np.zeros(dataset.n_records, dtype=np.int64)
         # not cached on the dataset: freed with the splitter
-        self.item_ptr, self.item_rows = transpose_of(dataset, np.arange(dataset.n_records, dtype=np.int64))
+        item_ptr, self.item_rows = transpose_of(dataset, np.arange(dataset.n_records, dtype=np.int64))
+        self.item_ptr: list[int] = item_ptr.tolist()
         self.next_id = 0
 
     def counts(self, rows: np.ndarray, ignore: tuple[int, ...]) -> np.ndarray:
@@ -192,10 +193,15 @@ class _Splitter:
     def carve(self, part: _Part, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Take the records holding ``term`` out of ``part``, which keeps the rest
         and ignores ``term`` from now on; returns their rows and term counts
-        (zero on the part's ignore set and ``term``)."""
+        (zero on the part's ignore set and ``term``).
+
+        The taken records hold each term the part counts at most as often as
+        the part, and the part counts zero of the terms it ignores: their
+        counts are the minimum of their raw counts and the part's, with no
+        lookup of the ignore set."""
         holders = self.holders(part, term)
         taken = holders[self.owner[holders] == part.id]
-        counts = self.counts(taken, part.ignore)
+        counts = np.minimum(item_counts(self.dataset, taken), part.counts)
         part.counts -= counts
         counts[term] = 0
         part.size -= len(taken)
@@ -221,12 +227,15 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
     Returns clusters (record positions, ascending within each cluster) in the
     order the split loop saves them, and the suppressed positions.
 
-    Two shortcuts give the loop's result without walking it: once the most
+    Three shortcuts give the loop's result without walking it: once the most
     frequent term of a part has support below k, HORPART abandons every further
     split and ADDING adds every carved part straight back (it is the next part on
     the stack), so the part is final as it is; the other strategies dispose of
     such a carved part at once instead of pushing it (HORPART-LITERAL saves it,
-    ADDING-SKIP-SIBLING adds it to the part waiting under its sibling).
+    ADDING-SKIP-SIBLING adds it to the part waiting under its sibling); and a
+    carved part of k to ``max_cluster_size`` records, which would be popped
+    next and saved as it is, is saved at once (most carves on
+    bms-webview-2: no part, owner or count bookkeeping for it).
     ``notes["low_support_records"]`` counts the records of the parts made final
     by the first shortcut (more than ``max_cluster_size`` records, most
     frequent unused term below k): on those parts HORPART and ADDING agree.
@@ -277,6 +286,9 @@ def partition(dataset: Dataset, k: int, max_cluster_size: int, strategy: str) ->
             taken, counts = split.carve(part, term)
             if support < k:
                 dispose_small(taken)
+                continue
+            if support <= max_cluster_size:  # final at once: saved as it would be once pushed and popped
+                saved.append(taken)
                 continue
             stack.append(part)
             stack.append(split.part(taken, part.ignore, counts))

@@ -17,8 +17,12 @@ paper's is public and deterministic, which the ``minimality`` attack exploits;
 ``random`` shuffles it per cluster from the seed.
 
 Supports and bitsets of many clusters are computed together, vectorised (one
-sort of the (cluster, term) keys); only the terms with support >= k get a
-bitset, one Python int each, none per item occurrence.
+sort of the (cluster, term) keys, :func:`term_groups`); only the terms with
+support >= k get a bitset, one Python int each, none per item occurrence. In
+the paper's order, :func:`verpart_batch` also orders every cluster's terms in
+one sort and makes no per-cluster arrays: the greedy
+(:func:`greedy_in_order`) runs on Python lists, and a cluster with at most
+two frequent terms (most of HORPART's on bms-webview-2) needs no loop.
 
 REFINE's shared chunks (m = 2, the paper's order) need no bitset: a term fits
 a chunk unless it shares 1 to k - 1 records with a member, and the greedy's
@@ -63,10 +67,25 @@ class ClusterTerms:
     rare: np.ndarray
 
 
-def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np.ndarray, k: int) -> list[ClusterTerms]:
-    """Term supports and bitsets of consecutive clusters: cluster c has
+@dataclass
+class TermGroups:
+    """The (cluster, term) groups of consecutive clusters, by cluster then
+    term id: each group's ``cluster``, ``term`` and ``support``, whether it is
+    ``frequent`` (support >= k) and, for the frequent ones in that order, the
+    record bitsets ``bits`` (bit r = record r of the cluster)."""
+
+    cluster: np.ndarray
+    term: np.ndarray
+    support: np.ndarray
+    frequent: np.ndarray
+    bits: list[int]
+
+
+def term_groups(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np.ndarray, k: int) -> TermGroups:
+    """The :class:`TermGroups` of consecutive clusters: cluster c has
     ``cluster_sizes[c]`` records, record r ``record_sizes[r]`` items, and
-    ``items`` concatenates the records' (ascending) item ids."""
+    ``items`` concatenates the records' (ascending) item ids. Vectorised: one
+    sort of the (cluster, term) keys, one Python int per frequent group."""
     n_clusters = len(cluster_sizes)
     record_cluster = np.repeat(np.arange(n_clusters, dtype=np.int64), cluster_sizes)
     cluster_start = np.cumsum(cluster_sizes) - cluster_sizes
@@ -103,7 +122,16 @@ def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np
             for w in range(start + 1, end):
                 bits[start] |= bits[w]
         bits = [bits[i] for i in first_word.tolist()]
-    bounds = np.searchsorted(group_cluster, np.arange(n_clusters + 1))
+    return TermGroups(group_cluster, group_item, supports, frequent, bits)
+
+
+def cluster_terms(cluster_sizes: np.ndarray, record_sizes: np.ndarray, items: np.ndarray, k: int) -> list[ClusterTerms]:
+    """Term supports and bitsets of consecutive clusters (arguments as for
+    :func:`term_groups`), one :class:`ClusterTerms` per cluster."""
+    n_clusters = len(cluster_sizes)
+    groups = term_groups(cluster_sizes, record_sizes, items, k)
+    group_item, supports, frequent, bits = groups.term, groups.support, groups.frequent, groups.bits
+    bounds = np.searchsorted(groups.cluster, np.arange(n_clusters + 1))
     frequent_before = np.r_[0, np.cumsum(frequent)]  # frequent groups before each group
     out = []
     for c in range(n_clusters):
@@ -156,32 +184,42 @@ def greedy_chunks(
     if order is None:
         supports = terms.supports.tolist()
         order = sorted(range(len(ids)), key=lambda i: (-supports[i], ids[i]))
-    else:
-        order = list(order)
-    bits = terms.bits
+    return greedy_in_order([ids[i] for i in order], [terms.bits[i] for i in order], k, m)
+
+
+def greedy_in_order(ids: list[int], bits: list[int], k: int, m: int) -> tuple[tuple[int, ...], ...]:
+    """:func:`greedy_chunks` over terms already in the order they are tried:
+    their ids and record bitsets."""
+    if len(ids) < 2:  # nothing to check
+        return (tuple(ids),) if ids else ()
+    if len(ids) == 2 and m >= 2:  # one pair: together unless it conflicts
+        both = bits[0] & bits[1]
+        return ((ids[0],), (ids[1],)) if both and both.bit_count() < k else (tuple(sorted(ids)),)
+    pending = list(zip(ids, bits, strict=True))
     chunks: list[tuple[int, ...]] = []
-    while order:
+    while pending:
         members: list[int] = []
         member_bits: list[int] = []
-        rest: list[int] = []
-        for i in order:
+        rest: list[tuple[int, int]] = []
+        for term in pending:
+            mine = term[1]
             if m == 2:  # fits() inlined: pairs only, the common case
-                mine = bits[i]
                 for other in member_bits:
                     both = mine & other
                     if both and both.bit_count() < k:
-                        rest.append(i)
+                        rest.append(term)
                         break
                 else:
-                    members.append(i)
+                    members.append(term[0])
                     member_bits.append(mine)
-            elif fits(bits[i], member_bits, k, m):
-                members.append(i)
-                member_bits.append(bits[i])
+            elif fits(mine, member_bits, k, m):
+                members.append(term[0])
+                member_bits.append(mine)
             else:
-                rest.append(i)
-        chunks.append(tuple(sorted(ids[i] for i in members)))
-        order = rest
+                rest.append(term)
+        members.sort()
+        chunks.append(tuple(members))
+        pending = rest
     return tuple(chunks)
 
 
@@ -294,11 +332,26 @@ def verpart_batch(
     items)`` (see :func:`cluster_terms`): the unit of work of ``ctx.map``.
     ``order`` is one of :data:`ORDERS` (``random`` draws from ``seed``, see
     :func:`random_order`)."""
-    out = []
-    for terms in cluster_terms(*unit, k):
-        shuffle = random_order(seed, terms).tolist() if order == "random" else None
-        out.append(ChunkedCluster(greedy_chunks(terms, k, m, shuffle), tuple(terms.rare.tolist())))
-    return out
+    if order == "random":
+        return [
+            ChunkedCluster(greedy_chunks(terms, k, m, random_order(seed, terms).tolist()), tuple(terms.rare.tolist()))
+            for terms in cluster_terms(*unit, k)
+        ]
+    # the paper's order for every cluster at once: by cluster, support descending, ties to the smaller id
+    groups = term_groups(*unit, k)
+    frequent = groups.frequent
+    cluster, term = groups.cluster[frequent], groups.term[frequent]
+    by_order = np.lexsort((term, -groups.support[frequent], cluster))
+    ids = term[by_order].tolist()
+    bits = [groups.bits[i] for i in by_order.tolist()]
+    n_clusters = len(unit[0])
+    bounds = np.searchsorted(cluster, np.arange(n_clusters + 1)).tolist()
+    rare = groups.term[~frequent].tolist()
+    rare_bounds = np.searchsorted(groups.cluster[~frequent], np.arange(n_clusters + 1)).tolist()
+    return [
+        ChunkedCluster(greedy_in_order(ids[lo:hi], bits[lo:hi], k, m), tuple(rare[r_lo:r_hi]))
+        for lo, hi, r_lo, r_hi in zip(bounds[:-1], bounds[1:], rare_bounds[:-1], rare_bounds[1:], strict=True)
+    ]
 
 
 def verpart(
