@@ -311,18 +311,21 @@ def reference_partition(
     st.integers(2, 5),
     st.integers(0, 10),
     st.sampled_from([0.0, 1.0, math.inf]),
+    st.sampled_from([0, horpart.OWN_INDEX_BASE]),
     st.sampled_from([1, 3, horpart.SLAB_RECORDS]),
 )
 def test_partition_matches_reference(
-    records: list[list[int]], strategy: str, k: int, extra: int, own_index_above: float, slab: int
+    records: list[list[int]], strategy: str, k: int, extra: int, own_index_above: float, own_index_base: int, slab: int
 ) -> None:
     """Whichever transpose the parts look their holders up in (their own from
-    the first split, the dataset's throughout, or the default switch), and
-    whatever the slabs in which counts and transposes are made."""
+    the first split, the dataset's throughout, or the default switch, with
+    or without its base), and whatever the slabs in which counts and
+    transposes are made."""
     ds = Dataset.from_records([[str(t) for t in r] for r in records])
     sets = [set(ds.record(i).tolist()) for i in range(ds.n_records)]
     with (
         mock.patch.object(horpart, "OWN_INDEX_ABOVE", own_index_above),
+        mock.patch.object(horpart, "OWN_INDEX_BASE", own_index_base),
         mock.patch.object(horpart, "SLAB_RECORDS", slab),
     ):
         result = partition(ds, k, k + extra, strategy)
@@ -341,13 +344,17 @@ def test_counts_and_transpose_in_slabs_match_their_definitions(
     records: list[list[int]], data: st.DataObject, slab: int
 ) -> None:
     """``item_counts`` and ``transpose_of`` over any rows (repeats and any order
-    included), in slabs of ``slab`` records, against a count and a scan of the records."""
+    included), in slabs of ``slab`` records, against a count and a scan of the
+    records; over all the records, the dataset's own transpose (which the
+    split loop takes for a small dataset) is the same."""
     ds = Dataset.from_records([[str(t) for t in r] for r in records])
     rows = np.array(data.draw(st.lists(st.integers(0, ds.n_records - 1), max_size=3 * ds.n_records)), dtype=np.int64)
     held = [set(ds.record(r).tolist()) for r in rows.tolist()]
     with mock.patch.object(horpart, "SLAB_RECORDS", slab):
         counts = horpart.item_counts(ds, rows)
         item_ptr, holders = horpart.transpose_of(ds, rows)
+        whole = horpart.transpose_of(ds, np.arange(ds.n_records, dtype=np.int64))
+    assert [a.tolist() for a in whole] == [a.tolist() for a in ds.transpose()]
     assert counts.dtype == np.int64 and counts.tolist() == [sum(j in h for h in held) for j in range(ds.n_items)]
     assert item_ptr.tolist()[0] == 0 and len(item_ptr) == ds.n_items + 1
     for j in range(ds.n_items):

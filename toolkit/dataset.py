@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import concat_ranges, offsets_of
+from .arrays import concat_ranges, offsets_of, stable_order
 
 TEXT_BLOCK_BYTES = 1 << 24
 """Bytes of byte table gathered per block of :meth:`Dataset.content_text` (and of the hash)."""
@@ -273,7 +273,7 @@ class Dataset:
         ``j`` are ``records[item_ptr[j]:item_ptr[j+1]]``, ascending. Computed
         afresh, and nothing is kept on the dataset: a caller that needs it for
         a while (HORPART) drops it when done."""
-        order = np.argsort(self.items, kind="stable")
+        order = stable_order(self.items, self.n_items)
         records = np.repeat(np.arange(self.n_records, dtype=np.int64), self.sizes)[order]
         return offsets_of(self.supports), records
 

@@ -58,7 +58,15 @@ KEEP_SMALL = ("horpart", "horpart-literal")
 OWN_INDEX_ABOVE = 1.0
 """A part looks a term's holders up in its own transpose, built once, as soon as
 the dataset's transpose lists more than this many holders of the term per
-occurrence in the part (tests set 0 and infinity to force either way)."""
+occurrence in the part, :data:`OWN_INDEX_BASE` occurrences added (tests set 0
+and infinity to force either way)."""
+
+OWN_INDEX_BASE = 4096
+"""What building a part's transpose costs besides its occurrences, in holders
+looked up in the dataset's transpose: a small part (tens of records, a few
+carves left) saves less than that by having its own. bms-webview-2 partition
+CPU about 5% less than with none; no change at 1M records (scale.md,
+"Session 12: HORPART and VERPART")."""
 
 
 class _Part:
@@ -98,6 +106,14 @@ temporary past glibc's largest mmap threshold (32 MiB) is a fresh mapping,
 faulted in and zeroed anew each time: at 5M records the parts near the root
 make a few of them per split (docs/results/scale.md, "Session 11:
 disassociate's growth")."""
+
+
+WHOLE_TRANSPOSE_OCCURRENCES = 1 << 20
+"""The split loop transposes a dataset of at most this many item occurrences
+in one pass (:meth:`Dataset.transpose`: items in place, a few int64
+temporaries of 8 MiB at most), a larger one :data:`SLAB_RECORDS` records at a
+time (:func:`transpose_of`: about three times the CPU on bms-webview-2, which
+has more than :data:`SLAB_RECORDS` records)."""
 
 
 def item_counts(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
@@ -148,7 +164,9 @@ class _Splitter:
         self.dataset = dataset
         self.owner = np.zeros(dataset.n_records, dtype=np.int64)
         # not cached on the dataset: freed with the splitter
-        item_ptr, self.item_rows = transpose_of(dataset, np.arange(dataset.n_records, dtype=np.int64))
+        whole = len(dataset.items) <= WHOLE_TRANSPOSE_OCCURRENCES
+        rows = np.arange(dataset.n_records, dtype=np.int64)
+        item_ptr, self.item_rows = dataset.transpose() if whole else transpose_of(dataset, rows)
         self.item_ptr: list[int] = item_ptr.tolist()
         self.next_id = 0
 
@@ -183,7 +201,8 @@ class _Splitter:
         its records now: ``rows`` shrinks to them)."""
         if part.index is None:
             holders = self.item_rows[self.item_ptr[term] : self.item_ptr[term + 1]]
-            if len(holders) <= OWN_INDEX_ABOVE * int(part.counts.sum()):
+            few = OWN_INDEX_ABOVE * OWN_INDEX_BASE  # as few as that: no need to count the part's occurrences
+            if len(holders) <= few or len(holders) <= OWN_INDEX_ABOVE * (int(part.counts.sum()) + OWN_INDEX_BASE):
                 return holders
             part.rows = self.rows(part)
             part.index = transpose_of(self.dataset, part.rows)
