@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reconstruction_oracle import tiny_releases as nested_releases
 from test_verify_disassociation_guarantee import brute_force_maxima, tiny_releases
 
 from privtool.assess import _verify_once
@@ -26,9 +27,12 @@ from privtool.verifiers.chunks import effective_m, enumeration_size
 from privtool.verifiers.engines import check_km_batch, pick_engine
 from privtool.verifiers.reconstruction_bounds import (
     ClusterViews,
+    _ReleaseMaximum,
     _score,
     _Sources,
+    _weak_parts,
     check_disassociation_guarantee,
+    chunk_weak_parts,
     joint_parents,
 )
 
@@ -221,6 +225,8 @@ def test_strong_extensions_are_the_items_with_which_one_cluster_reaches_k(releas
             if found is not None and _score(*found) >= k:
                 expected.add(y)
     assert sources.strong_extensions(part, k) == expected
+    # the search's sources count the shared chunks' frequent items from the arrays
+    assert _ReleaseMaximum(views, parent, k)._source(n).strong_extensions(part, k) == expected
 
 
 def test_an_item_of_the_parts_own_chunk_counts_the_rows_holding_both() -> None:
@@ -230,3 +236,28 @@ def test_an_item_of_the_parts_own_chunk_counts_the_rows_holding_both() -> None:
     views = ClusterViews(release_arrays(release), joint_parents(release), 2, 3)
     assert _Sources(views[0]).strong_extensions(("a",), 3) == {"t"}
     assert _Sources(views[0]).strong_extensions(("a",), 2) == {"b", "t"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(release=nested_releases(nested=True), k=st.integers(2, 4), m=st.integers(1, 3))
+def test_the_weak_parts_a_cluster_sees_are_those_of_its_chunks(release, k, m) -> None:
+    """What the search reads of the weak parts (kept as codes, labelled on
+    demand): per cluster, the parts of its record chunks and of the shared
+    chunks of every joint cluster above it, and their fewest items; per size,
+    the parts of every chunk."""
+    views = ClusterViews(release_arrays(release), joint_parents(release), m, k)
+    parts = _weak_parts(views, k, m, Context())
+    shortest = parts.shortest()
+    every: set[tuple[str, ...]] = set()
+    for n in range(len(views)):
+        _, size, record_chunks, _, chain, _, _ = views[n]
+        chunks = [*record_chunks, *(chunk for _, shared in chain for chunk in shared)]
+        seen = [part for rows in chunks for part in chunk_weak_parts((rows, k, m, None))]
+        every.update(seen)
+        if size < k:
+            assert (parts.of(views, n), shortest[n]) == (((),), 0)
+        else:
+            assert sorted(parts.of(views, n)) == sorted(seen)
+            assert shortest[n] == min(map(len, seen), default=None)
+    for size in range(1, m + 1):
+        assert parts.of_size(size) == {part for part in every if len(part) == size}

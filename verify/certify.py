@@ -7,9 +7,9 @@ from typing import Any
 
 from privtool.results import Certificate
 
-from .engines import UnitResult, UnitTally
+from .engines import KEPT_WITNESSES, UnitResult, UnitTally
 
-MAX_WITNESSES = 20
+MAX_WITNESSES = KEPT_WITNESSES - 1
 """Witnesses kept in ``details["witnesses"]`` besides the first one (``witness``)."""
 
 
@@ -41,7 +41,7 @@ def certificate_from_units(
     disagreements = [{"location": r.location, "answers": r.disagreement} for r in tally.notable if r.disagreement]
     info: dict[str, Any] = dict(details or {})
     info["units_by_engine"] = dict(tally.engines)
-    info["violations"] = len(failing)
+    info["violations"] = len(failing) + tally.unlisted
     if len(failing) > 1:
         info["witnesses"] = [r.witness for r in failing[1 : MAX_WITNESSES + 1]]
     if disagreements:

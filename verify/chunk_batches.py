@@ -75,10 +75,12 @@ class ChunkBatch:
     ``chunk_offsets`` the sub-records into chunks; per chunk, ``owner`` indexes
     ``owner_ids`` (a cluster id, or a joint cluster id when ``shared``) and
     ``index`` is the chunk's position among its owner's record or shared chunks;
-    ``first`` is the release's index of the first chunk."""
+    ``first`` is the release's index of the first chunk; ``codes`` holds the
+    release's code of each local code."""
 
     first: int
     labels: tuple[str, ...]
+    codes: Codes
     items: Codes
     row_offsets: Ints
     chunk_offsets: Ints
@@ -170,6 +172,7 @@ class ChunkBatches(LazySequence[ChunkBatch]):
         return ChunkBatch(
             first=first,
             labels=tuple(a.labels[c] for c in used.tolist()),
+            codes=used,
             items=local.astype(np.int32).reshape(-1),
             row_offsets=item_cut - item_cut[0],
             chunk_offsets=row_cut - row_cut[0],

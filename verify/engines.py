@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
@@ -91,11 +92,15 @@ class UnitTally:
     (:func:`privtool.verifiers.certify.certificate_from_units`): how many units,
     how many each engine decided (in the order the engines first occur), and only
     the notable results (a witness, an engine disagreement or a time-out), in
-    unit order. Workers send these back instead of one result per chunk."""
+    unit order. Workers send these back instead of one result per chunk.
+    ``unlisted`` counts the units refuted with a witness that :meth:`witness`
+    did not keep."""
 
     units: int = 0
     engines: Counter[str] = field(default_factory=Counter)
     notable: list[UnitResult] = field(default_factory=list)
+    unlisted: int = 0
+    kept: int = 0  # notable results with a witness
 
     @classmethod
     def of(cls, results: Iterable[UnitResult]) -> UnitTally:
@@ -103,15 +108,38 @@ class UnitTally:
         for r in results:
             tally.units += 1
             tally.engines[r.engine] += 1
-            if r.witness is not None or r.disagreement or r.extra.get("timed_out"):
-                tally.notable.append(r)
+            tally.note(r)
         return tally
+
+    def note(self, result: UnitResult) -> None:
+        """Keep ``result`` if it is notable (units and engines are not counted here)."""
+        if result.witness is not None or result.disagreement or result.extra.get("timed_out"):
+            self.notable.append(result)
+            self.kept += result.witness is not None
+
+    def witness(self, make: Callable[[], UnitResult]) -> None:
+        """A unit refuted with a witness and nothing else notable, after the
+        units noted so far: its result (built by ``make``) is kept while fewer
+        than :data:`KEPT_WITNESSES` kept results have a witness, else it is only
+        counted (a certificate shows that many; every batch keeps its first
+        ones, so the release's first ones are all kept)."""
+        if self.kept < KEPT_WITNESSES:
+            self.note(make())
+        else:
+            self.unlisted += 1
 
     def add(self, other: UnitTally) -> None:
         """Append ``other``'s units after this tally's."""
         self.units += other.units
         self.engines.update(other.engines)
         self.notable.extend(other.notable)
+        self.unlisted += other.unlisted
+        self.kept += other.kept
+
+
+KEPT_WITNESSES = 21
+"""Results with a witness a tally keeps: the certificate's witness and its 20
+more (:data:`~.certify.MAX_WITNESSES`); further ones are counted."""
 
 
 KmBatch = tuple[tuple[dict[str, Any], ...], tuple[tuple[tuple[str, ...], ...], ...], int, int, str, float | None]
@@ -202,19 +230,25 @@ def check_km_chunks(batch: ChunkBatch, k: int, m: int, requested: str, deadline:
     counted = [n for n, engine in enumerate(engines) if engine == "enum" and n in witnesses]
     rest = [n for n, engine in enumerate(engines) if engine != "enum" or (maybe_weak[n] and n not in witnesses)]
     share = (time.perf_counter() - start) / max(1, len(batch))
-    found: list[tuple[int, UnitResult]] = []
-    for n in counted:
-        location, (codes, support) = batch.location(n), witnesses[n]
-        itemset = [batch.labels[code] for code in codes]
-        found.append(
-            (n, UnitResult(location, "enum", {**location, "itemset": itemset, "support": support, "k": k}, share))
-        )
+    checked: dict[int, UnitResult] = {}
     if rest:
         unit = (tuple(batch.location(n) for n in rest), tuple(batch.chunks_at(rest)), k, m, requested, deadline)
-        found += zip(rest, check_km_batch(unit), strict=True)
-    tally = UnitTally.of(result for _, result in sorted(found, key=itemgetter(0)))
+        checked = dict(zip(rest, check_km_batch(unit), strict=True))
+    tally = UnitTally()
+    for n in sorted([*counted, *checked]):
+        if n in checked:
+            tally.note(checked[n])
+        else:
+            tally.witness(partial(_counted_witness, batch, n, witnesses[n], k, share))
     tally.units, tally.engines = len(batch), Counter(engines)
     return tally
+
+
+def _counted_witness(batch: ChunkBatch, n: int, found: tuple[list[int], int], k: int, share: float) -> UnitResult:
+    """The result of chunk ``n`` of ``batch`` refuted by the count with ``found`` (codes, support)."""
+    location, (codes, support) = batch.location(n), found
+    itemset = [batch.labels[code] for code in codes]
+    return UnitResult(location, "enum", {**location, "itemset": itemset, "support": support, "k": k}, share)
 
 
 def check_km_unit(

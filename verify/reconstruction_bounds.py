@@ -37,11 +37,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
-from privtool.arrays import unique_int
+from privtool.arrays import offsets_of, rank_in_runs, run_starts, stable_order, unique_int
 from privtool.context import Context, past
 from privtool.errors import TimedOut
 from privtool.lazy_sequence import LazySequence
@@ -64,7 +65,7 @@ FREE = -1
 Rows = tuple[tuple[str, ...], ...]
 SourceKey = tuple[str | None, int]
 """A chunk a cluster sees: (None, record chunk index) or (joint id, shared chunk index)."""
-ClusterView = tuple[str, int, tuple[Rows, ...], tuple[str, ...], tuple[tuple[str, tuple[Rows, ...]], ...], int, int]
+ClusterView = tuple[str, int, tuple[Rows, ...], tuple[str, ...], tuple[tuple[str, Sequence[Rows]], ...], int, int]
 """(cluster id, size, record chunks, term chunk, ancestors as (joint id, shared chunks) nearest first, m, k)."""
 
 
@@ -89,7 +90,7 @@ class ClusterViews(LazySequence[ClusterView]):
         self.ids = arrays.cluster_ids
         self.sizes: list[int] = arrays.cluster_sizes.tolist()
         self.chains = [self._chain(cid, parent) for cid in self.ids]
-        self._joint = {jid: j for j, jid in enumerate(arrays.joint_ids)}
+        self.joint_position = {jid: j for j, jid in enumerate(arrays.joint_ids)}
         self._shared: dict[str, tuple[Rows, ...]] = {}
 
     @staticmethod
@@ -107,12 +108,22 @@ class ClusterViews(LazySequence[ClusterView]):
         return len(self.ids)
 
     def _build(self, n: int) -> ClusterView:
+        return self._view(n, self.shared)
+
+    def lazy_view(self, n: int) -> ClusterView:
+        """The view of cluster ``n`` with the shared chunks above it decoded
+        one by one when indexed (:class:`_LazyChunks`): the search's sources
+        need only the chunks that hold an item of the itemsets they score."""
+        first = self.arrays.n_clusters
+        return self._view(n, lambda joint: _LazyChunks(self.arrays, first + self.joint_position[joint]))
+
+    def _view(self, n: int, shared: Callable[[str], Sequence[Rows]]) -> ClusterView:
         return (
             self.ids[n],
             self.sizes[n],
             self._chunks(n),
             self.term_chunk(n),
-            tuple((joint, self.shared(joint)) for joint in self.chains[n]),
+            tuple((joint, shared(joint)) for joint in self.chains[n]),
             self.m,
             self.k,
         )
@@ -132,7 +143,7 @@ class ClusterViews(LazySequence[ClusterView]):
         if found is None:
             if len(self._shared) >= self.SHARED_CACHE:
                 self._shared.clear()
-            found = self._shared[joint] = self._chunks(self.arrays.n_clusters + self._joint[joint])
+            found = self._shared[joint] = self._chunks(self.arrays.n_clusters + self.joint_position[joint])
         return found
 
     def _chunks(self, owner: int) -> tuple[Rows, ...]:
@@ -146,6 +157,48 @@ class ClusterViews(LazySequence[ClusterView]):
         return tuple(label_chunks(a.labels, a.items[offsets[0] : offsets[-1]], offsets - offsets[0], cuts - cuts[0]))
 
 
+class _LazyChunks(LazySequence[Rows]):
+    """The chunks of one owner of a release's arrays (a cluster's position, or
+    the number of clusters plus a joint cluster's), each decoded to sub-records
+    of labels when indexed."""
+
+    def __init__(self, arrays: ReleaseArrays, owner: int) -> None:
+        self.arrays = arrays
+        self.first = int(arrays.owner_offsets[owner])
+        self.size = int(arrays.owner_offsets[owner + 1]) - self.first
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _build(self, index: int) -> Rows:
+        a, chunk = self.arrays, self.first + index
+        offsets = a.row_offsets[a.chunk_offsets[chunk] : a.chunk_offsets[chunk + 1] + 1].tolist()
+        base, labels = offsets[0], a.labels
+        flat = [labels[code] for code in a.items[base : offsets[-1]].tolist()]
+        return tuple(tuple(flat[start - base : end - base]) for start, end in pairwise(offsets))
+
+
+def frequent_items(arrays: ReleaseArrays, owner: int, k: int) -> dict[int, frozenset[str]]:
+    """Per chunk of ``owner`` (a cluster's position, or the number of clusters
+    plus a joint cluster's), by its index among the owner's chunks, the labels
+    held by at least ``k`` of its sub-records (chunks with none are left out)."""
+    a = arrays
+    cuts = a.chunk_offsets[a.owner_offsets[owner] : a.owner_offsets[owner + 1] + 1]
+    if len(cuts) < 2 or cuts[0] == cuts[-1]:
+        return {}
+    offsets = a.row_offsets[cuts[0] : cuts[-1] + 1]
+    row = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    span = len(a.labels)
+    held = unique_int(row * span + a.items[offsets[0] : offsets[-1]])  # an item counts once per sub-record
+    chunk_of_row = np.repeat(np.arange(len(cuts) - 1, dtype=np.int64), np.diff(cuts))
+    keys, counts = np.unique(chunk_of_row[held // span] * span + held % span, return_counts=True)
+    frequent = keys[counts >= k]
+    found: dict[int, set[str]] = defaultdict(set)
+    for chunk, code in zip((frequent // span).tolist(), (frequent % span).tolist(), strict=True):
+        found[chunk].add(a.labels[code])
+    return {chunk: frozenset(items) for chunk, items in found.items()}
+
+
 class _Sources:
     """Where each item of a cluster's view can come from: (source index, mask)."""
 
@@ -154,35 +207,47 @@ class _Sources:
         view: ClusterView,
         shared_bits: dict[SourceKey, ChunkBits] | None = None,
         shared_of: Callable[[str], Sequence[SourceKey]] | None = None,
+        strong_in: Callable[[SourceKey, int], frozenset[str]] | None = None,
     ) -> None:
         """``shared_bits`` caches the bitsets of shared chunks, keyed by (joint
         id, chunk index): every cluster under a joint cluster sees its chunks;
         ``shared_of`` (item -> the shared chunks holding it, over the whole
-        release) lets :meth:`options_of` skip the chunks without the item."""
+        release) lets :meth:`options_of` skip the chunks without the item;
+        ``strong_in`` ((joint id, chunk index), k -> the items of that shared
+        chunk with a support of at least k) lets :meth:`strong_extensions` skip
+        the bitsets of the shared chunks the part is not in. A chunk's bitsets
+        are built when something first needs them (:meth:`bit`)."""
         _, size, record_chunks, term_chunk, chain, _, _ = view
         self.size = size
         self.owner: list[str | None] = []  # None: record chunk of the cluster; else the joint id
         self.keys: list[SourceKey] = []
-        bits: list[ChunkBits] = []
-        for index, chunk in enumerate(record_chunks):
-            self.owner.append(None)
-            self.keys.append((None, index))
-            bits.append(ChunkBits.of(chunk))
-        cache = {} if shared_bits is None else shared_bits
-        for joint_id, chunks in chain:
-            for index, chunk in enumerate(chunks):
-                self.owner.append(joint_id)
-                key = (joint_id, index)
-                self.keys.append(key)
-                if key not in cache:
-                    cache[key] = ChunkBits.of(chunk)
-                bits.append(cache[key])
-        self.bits = bits
+        self.rows: list[tuple[Sequence[Rows], int]] = []  # (chunks, index): decoded when its bitsets are built
+        for owner, chunks in ((None, record_chunks), *chain):
+            for index in range(len(chunks)):
+                self.owner.append(owner)
+                self.keys.append((owner, index))
+                self.rows.append((chunks, index))
+        self.cache = {} if shared_bits is None else shared_bits
+        self._bits: list[ChunkBits | None] = [None] * len(self.keys)
         self.term = frozenset(term_chunk)
         self.n_record = len(record_chunks)
-        self.shared_of = shared_of
+        self.shared_of, self.strong_in = shared_of, strong_in
         self.position = {key: s for s, key in enumerate(self.keys)}
         self._options_of: dict[str, list[tuple[int, int]]] = {}
+
+    def bit(self, s: int) -> ChunkBits:
+        """The bitsets of source ``s`` (a shared chunk's are kept in the cache)."""
+        found = self._bits[s]
+        if found is None:
+            key = self.keys[s]
+            found = None if key[0] is None else self.cache.get(key)
+            if found is None:
+                chunks, index = self.rows[s]
+                found = ChunkBits.of(chunks[index])
+                if key[0] is not None:
+                    self.cache[key] = found
+            self._bits[s] = found
+        return found
 
     @cached_property
     def options(self) -> dict[str, list[tuple[int, int]]]:
@@ -190,11 +255,12 @@ class _Sources:
         only by what walks every item (:meth:`realizations`, :meth:`supersets`),
         single items are looked up by :meth:`options_of`."""
         options: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        for s, b in enumerate(self.bits):
+        for s in range(len(self.keys)):
+            b = self.bit(s)
             for item, mask in zip(b.items, b.bits, strict=True):
                 options[item].append((s, mask))
         for item in self.term:
-            options[item].append((len(self.bits), FREE))
+            options[item].append((len(self.keys), FREE))
         return options
 
     @cached_property
@@ -213,16 +279,15 @@ class _Sources:
         return found
 
     def _find_options(self, item: str) -> list[tuple[int, int]]:
-        if self.shared_of is None:
-            found = [(s, b.mask_of[item]) for s, b in enumerate(self.bits) if item in b.mask_of]
-        else:
-            found = [(s, b.mask_of[item]) for s, b in enumerate(self.bits[: self.n_record]) if item in b.mask_of]
+        near = range(len(self.keys) if self.shared_of is None else self.n_record)
+        found = [(s, self.bit(s).mask_of[item]) for s in near if item in self.bit(s).mask_of]
+        if self.shared_of is not None:
             for key in self.shared_of(item):
                 s = self.position.get(key)
                 if s is not None:
-                    found.append((s, self.bits[s].mask_of[item]))
+                    found.append((s, self.bit(s).mask_of[item]))
         if item in self.term:
-            found.append((len(self.bits), FREE))
+            found.append((len(self.keys), FREE))
         return found
 
     def value(self, masks: dict[int, int]) -> tuple[int, dict[str, int]]:
@@ -292,20 +357,27 @@ class _Sources:
         ``part`` plus ``y`` with a score (:func:`_score` of :meth:`best`) of at
         least k. An item only adds a bound, the count of its source's mask
         joined with what ``part`` holds there: the score is that of ``part``
-        (at least k, or no item qualifies) unless that count is below k."""
+        (at least k, or no item qualifies) unless that count is below k. So the
+        items are those of the term chunk, those with a support of at least k
+        in a chunk ``part`` is not in, and those that share at least k
+        sub-records with ``part`` in a chunk it is in."""
         found: set[str] = set()
         for masks in self._part_masks(part):
             if _score(*self.value(masks)) < k:
                 continue
-            for item, options in self.options.items():
-                if item in found or item in part:
+            found |= self.term
+            for s, key in enumerate(self.keys):
+                held = masks.get(s)
+                if held is None and key[0] is not None and self.strong_in is not None:
+                    found |= self.strong_in(key, k)
                     continue
-                for s, mask in options:
-                    joined = mask if (mask == FREE or s not in masks) else masks[s] & mask
-                    if joined == FREE or joined.bit_count() >= k:
-                        found.add(item)
-                        break
-        return frozenset(found)
+                b = self.bit(s)
+                found.update(
+                    item
+                    for item, mask in zip(b.items, b.bits, strict=True)
+                    if (mask if held is None else held & mask).bit_count() >= k
+                )
+        return frozenset(found.difference(part))
 
     def _part_masks(self, part: tuple[str, ...]) -> Iterable[dict[int, int]]:
         """The source masks of every way a reconstruction holds ``part``."""
@@ -437,43 +509,76 @@ def chunk_weak_parts(unit: tuple[Rows, int, int, float | None]) -> tuple[Part, .
     return tuple(parts)
 
 
-def weak_parts_of_chunks(
-    batch: ChunkBatch, k: int, m: int, deadline: float | None
-) -> list[tuple[int, tuple[Part, ...]]]:
-    """:func:`chunk_weak_parts` of every chunk of a batch in CSR form:
-    ``(release chunk index, weak parts)`` of the chunks that have any. For m at
-    most :data:`~.chunks.SCREEN_M` they come from the batch's vectorised count
-    (:meth:`ChunkBatch.shapes`, :func:`counted_weak_parts`), and only a chunk
-    with too many pairs to count is enumerated."""
+@dataclass(frozen=True)
+class WeakCodes:
+    """Weak parts (:func:`chunk_weak_parts`) of chunks as the count leaves them:
+    ``singles`` rows (chunk, item code) and ``pairs`` rows (chunk, code, code),
+    both ordered by chunk, and ``listed``, (chunk, parts) of the chunks
+    enumerated instead. Labelled only where the search needs them (a release
+    verified at a k above its own has weak parts in thousands of chunks)."""
+
+    singles: np.ndarray
+    pairs: np.ndarray
+    listed: tuple[tuple[int, tuple[Part, ...]], ...] = ()
+
+    def labelled(self, labels: Sequence[str]) -> dict[int, tuple[Part, ...]]:
+        """Per chunk with any, its weak parts as labels, in chunk order and
+        :func:`chunk_weak_parts`' order (the count's: the weak items, then the pairs)."""
+        found: dict[int, list[Part]] = {}
+        for chunk, code in self.singles.tolist():
+            found.setdefault(chunk, []).append((labels[code],))
+        for chunk, lo, hi in self.pairs.tolist():
+            found.setdefault(chunk, []).append((labels[lo], labels[hi]))
+        found.update((chunk, list(parts)) for chunk, parts in self.listed)
+        return {chunk: tuple(found[chunk]) for chunk in sorted(found)}
+
+    def within(self, first: int, last: int) -> WeakCodes:
+        """The parts of chunks ``first`` to ``last - 1``."""
+        s0, s1 = np.searchsorted(self.singles[:, 0], [first, last]).tolist()
+        p0, p1 = np.searchsorted(self.pairs[:, 0], [first, last]).tolist()
+        listed = tuple((chunk, parts) for chunk, parts in self.listed if first <= chunk < last)
+        return WeakCodes(self.singles[s0:s1], self.pairs[p0:p1], listed)
+
+
+def weak_parts_of_chunks(batch: ChunkBatch, k: int, m: int, deadline: float | None) -> WeakCodes:
+    """:func:`chunk_weak_parts` of every chunk of a batch in CSR form, by
+    release chunk index and the release's item codes. For m at most :data:`~.chunks.SCREEN_M` they come from
+    the batch's vectorised count (:meth:`ChunkBatch.shapes`,
+    :func:`counted_weak_parts`), and only a chunk with too many pairs to count
+    is enumerated."""
     if m > SCREEN_M:
         which: list[int] = list(range(len(batch)))
-        counted: dict[int, tuple[Part, ...]] = {}
+        counted = WeakCodes(np.zeros((0, 2), dtype=np.int64), np.zeros((0, 3), dtype=np.int64))
     else:
         shapes = batch.shapes(k, m)
         which = np.flatnonzero(shapes.undecided & shapes.maybe_weak).tolist()
-        counted = counted_weak_parts(shapes, batch.labels)
+        counted = counted_weak_parts(shapes, len(batch.labels))
+    listed = []
     for n, rows in zip(which, batch.chunks_at(which), strict=True):
         parts = chunk_weak_parts((rows, k, m, deadline))
         if parts:
-            counted[n] = parts
-    return [(batch.first + n, counted[n]) for n in sorted(counted)]
+            listed.append((batch.first + n, parts))
+    codes = batch.codes.astype(np.int64)
+    singles, pairs = counted.singles.copy(), counted.pairs.copy()
+    singles[:, 0] += batch.first
+    singles[:, 1] = codes[singles[:, 1]]
+    pairs[:, 0] += batch.first
+    pairs[:, 1:] = codes[pairs[:, 1:]]
+    return WeakCodes(singles, pairs, tuple(listed))
 
 
-def counted_weak_parts(shapes: ChunkShapes, labels: Sequence[str]) -> dict[int, tuple[Part, ...]]:
+def counted_weak_parts(shapes: ChunkShapes, span: int) -> WeakCodes:
     """The weak parts (:func:`chunk_weak_parts`, in its order) of every chunk the
-    count decided that has any, from its weak items and pairs: the weak items in
-    label order, then the weak pairs whose first item (in label order) is not
-    weak alone, in label order of their first and then their second item."""
+    count decided, by the batch's chunk index, from its weak items and pairs:
+    the weak items in label order, then the weak pairs whose first item (in
+    label order) is not weak alone, in label order of their first and then
+    their second item. ``span``: the number of labels."""
     singles = shapes.weak_items[~shapes.undecided[shapes.weak_items[:, 0]]]
     pairs = shapes.weak_pairs
-    span = len(labels)
-    pairs = pairs[~np.isin(pairs[:, 0] * span + pairs[:, 1], singles[:, 0] * span + singles[:, 1])]
-    found: dict[int, list[Part]] = {}
-    for chunk, code, _ in singles.tolist():
-        found.setdefault(chunk, []).append((labels[code],))
-    for chunk, lo, hi, _ in pairs.tolist():
-        found.setdefault(chunk, []).append((labels[lo], labels[hi]))
-    return {chunk: tuple(parts) for chunk, parts in found.items()}
+    alone = np.zeros(len(shapes.undecided) * span, dtype=bool)  # (chunk, item) weak alone: a table, not a sort
+    alone[singles[:, 0] * span + singles[:, 1]] = True
+    pairs = pairs[~alone[pairs[:, 0] * span + pairs[:, 1]]]
+    return WeakCodes(singles[:, :2].astype(np.int64), pairs[:, :3].astype(np.int64))
 
 
 SuspectUnit = tuple[ClusterView, tuple[Part, ...], int]
@@ -518,58 +623,85 @@ def longest_record(views: ClusterViews) -> int:
     return max((own[n] + sum(joint[j] for j in chain) for n, chain in enumerate(views.chains)), default=0)
 
 
-@dataclass
 class _WeakParts:
-    """The weak parts (:func:`chunk_weak_parts`) of a release: of each cluster's
-    record chunks, and of each joint cluster's shared chunks (kept once per
-    joint, not copied into every member)."""
+    """The weak parts (:func:`chunk_weak_parts`) of a release's chunks
+    (:class:`WeakCodes`), labelled for one cluster (:meth:`of`) or one size
+    (:meth:`of_size`) when the search asks for them."""
 
-    own: list[tuple[Part, ...]]
-    of_joint: dict[str, tuple[Part, ...]]
-    k: int
+    def __init__(self, views: ClusterViews, found: Sequence[WeakCodes], k: int) -> None:
+        a = self.arrays = views.arrays
+        self.views, self.k = views, k
+        self.codes = WeakCodes(
+            np.concatenate([np.zeros((0, 2), dtype=np.int64), *(f.singles for f in found)]),
+            np.concatenate([np.zeros((0, 3), dtype=np.int64), *(f.pairs for f in found)]),
+            tuple(pair for f in found for pair in f.listed),
+        )
+        owners = len(a.owner_offsets) - 1
+        owner_of_chunk = np.repeat(np.arange(owners), np.diff(a.owner_offsets))
+        fewest = np.full(owners, INFINITE, dtype=np.int64)  # the fewest items of a part, per chunk owner
+        np.minimum.at(fewest, owner_of_chunk[self.codes.pairs[:, 0]], 2)
+        np.minimum.at(fewest, owner_of_chunk[self.codes.singles[:, 0]], 1)
+        for chunk, parts in self.codes.listed:
+            owner = owner_of_chunk[chunk]
+            fewest[owner] = min(int(fewest[owner]), *map(len, parts))
+        self.fewest: list[int] = fewest.tolist()
+
+    def _owners(self, n: int) -> list[int]:
+        """Cluster ``n``'s position and those of the joint clusters above it, as chunk owners."""
+        first = self.arrays.n_clusters
+        return [n, *(first + self.views.joint_position[joint] for joint in self.views.chains[n])]
 
     def of(self, views: ClusterViews, n: int) -> tuple[Part, ...]:
         """Every weak part cluster ``n`` sees; ``((),)`` below k records."""
         if views.sizes[n] < self.k:
             return ((),)
-        return (*self.own[n], *(part for joint in views.chains[n] for part in self.of_joint.get(joint, ())))
+        offsets, labels = self.arrays.owner_offsets, self.arrays.labels
+        return tuple(
+            part
+            for owner in self._owners(n)
+            for parts in self.codes.within(int(offsets[owner]), int(offsets[owner + 1])).labelled(labels).values()
+            for part in parts
+        )
 
-    def shortest(self, views: ClusterViews, n: int) -> int | None:
-        """The fewest items of a weak part cluster ``n`` sees (None: no part)."""
-        if views.sizes[n] < self.k:
-            return 0
-        joints = [self.shortest_of_joint[j] for j in views.chains[n] if j in self.of_joint]
-        lengths = [len(p) for p in self.own[n]] + joints
-        return min(lengths, default=None)
+    def shortest(self) -> list[int | None]:
+        """Per cluster, the fewest items of a weak part it sees: 0 below k
+        records, None when it sees none (each joint cluster's fewest over
+        itself and the joint clusters above it is found once)."""
+        views, first = self.views, self.arrays.n_clusters
+        above: dict[str, int] = {}
 
-    @cached_property
-    def shortest_of_joint(self) -> dict[str, int]:
-        return {joint: min(map(len, parts)) for joint, parts in self.of_joint.items()}
+        def over(chain: tuple[str, ...], i: int) -> int:
+            found = above.get(chain[i])
+            if found is None:
+                found = self.fewest[first + views.joint_position[chain[i]]]
+                if i + 1 < len(chain):
+                    found = min(found, over(chain, i + 1))
+                above[chain[i]] = found
+            return found
+
+        found: list[int | None] = []
+        for n, (size, chain) in enumerate(zip(views.sizes, views.chains, strict=True)):
+            fewest = 0 if size < self.k else min(self.fewest[n], over(chain, 0)) if chain else self.fewest[n]
+            found.append(None if fewest == INFINITE else fewest)
+        return found
 
     def of_size(self, size: int) -> set[Part]:
         """Every weak part of exactly ``size`` items, in any chunk."""
-        found = {part for parts in self.own for part in parts if len(part) == size}
-        found.update(part for parts in self.of_joint.values() for part in parts if len(part) == size)
+        labels, span = self.arrays.labels, len(self.arrays.labels)
+        found = {part for _, parts in self.codes.listed for part in parts if len(part) == size}
+        if size == 1:
+            found.update((labels[code],) for code in unique_int(self.codes.singles[:, 1]).tolist())
+        elif size == 2:
+            keys = unique_int(self.codes.pairs[:, 1] * span + self.codes.pairs[:, 2]).tolist()
+            found.update((labels[key // span], labels[key % span]) for key in keys)
         return found
 
 
 def _weak_parts(views: ClusterViews, k: int, m: int, ctx: Context) -> _WeakParts:
     """:func:`chunk_weak_parts` of every chunk, each enumerated once (the
     chunks go to the executor in CSR batches)."""
-    a = views.arrays
     check = partial(weak_parts_of_chunks, k=k, m=m, deadline=ctx.deadline)
-    found = ctx.map(check, ChunkBatches.all_chunks(a, BATCH_SIZE), "chunks: weak parts")
-    of_joint: dict[str, list[Part]] = defaultdict(list)
-    own: list[list[Part]] = [[] for _ in range(len(views))]
-    for chunk, parts in (pair for batch in found for pair in batch):
-        owner = int(a.chunk_owner[chunk])
-        if a.chunk_is_shared[chunk]:
-            of_joint[a.joint_ids[owner]].extend(parts)
-        else:
-            own[owner].extend(parts)
-    return _WeakParts(
-        [tuple(parts) for parts in own], {joint: tuple(parts) for joint, parts in of_joint.items() if parts}, k
-    )
+    return _WeakParts(views, ctx.map(check, ChunkBatches.all_chunks(views.arrays, BATCH_SIZE), "chunks: weak parts"), k)
 
 
 def _rounds(count: int) -> list[tuple[int, int]]:
@@ -591,53 +723,49 @@ def _stop_reason(ctx: Context) -> str:
 class _ItemIndex:
     """Where each item of a release is, from its arrays: the clusters whose
     record chunks or term chunk hold it (:meth:`own`) and the shared chunks
-    holding it (:meth:`shared`), each answered by a binary search; the shared
-    chunks of an item are kept once found (every cluster's sources ask for
-    them, once per itemset the item is in)."""
+    holding it (:meth:`shared`). The item occurrences are put in item order
+    once (a stable radix sort of their codes); an item's clusters and shared
+    chunks are read off its own occurrences when it is first asked for (the
+    search asks for a few items, so the whole release is never keyed)."""
 
-    def __init__(self, views: ClusterViews) -> None:
-        a = views.arrays
-        self.labels, self.n = a.labels, max(1, a.n_clusters)
+    def __init__(self, views: ClusterViews, under: Callable[[str], list[int]]) -> None:
+        a = self.arrays = views.arrays
+        self.chains = views.chains
+        self.under = under
         self.code = {label: i for i, label in enumerate(a.labels)}
-        chunk_of_row = np.repeat(np.arange(a.n_chunks, dtype=np.int64), a.chunk_rows)
-        chunk = np.repeat(chunk_of_row, a.row_lengths)  # chunk of every item occurrence
-        items = a.items.astype(np.int64)
-        mine = ~a.chunk_is_shared[chunk]
-        term_cluster = np.repeat(np.arange(a.n_clusters, dtype=np.int64), np.diff(a.term_offsets))
-        in_terms = a.term_items.astype(np.int64) * self.n + term_cluster
-        self.own_keys = unique_int(np.r_[items[mine] * self.n + a.chunk_owner[chunk[mine]], in_terms])
-        # shared chunks in the order the clusters' chains first meet their joint clusters
-        rank: dict[str, int] = {}
-        for chain in views.chains:
-            for joint in chain:
-                rank.setdefault(joint, len(rank))
-        self.joints = sorted(rank, key=rank.__getitem__)
-        joint_rank = np.array([rank.get(j, -1) for j in a.joint_ids], dtype=np.int64)
-        first = np.asarray(a.owner_offsets[a.n_clusters :][:-1], dtype=np.int64)
-        shared = ~mine
-        owner = a.chunk_owner[chunk[shared]]
-        ranks, index = joint_rank[owner], chunk[shared] - first[owner]
-        known = ranks >= 0
-        self.width = max(1, int(a.chunk_rows.size))
-        self.span = max(1, len(self.joints)) * self.width
-        self.shared_keys = unique_int(
-            (items[shared][known] * max(1, len(self.joints)) + ranks[known]) * self.width + index[known]
-        )
-        # where each item's keys start (one search for every item, not two per item asked for)
-        firsts = np.arange(len(a.labels) + 1, dtype=np.int64)
-        self.own_from: list[int] = np.searchsorted(self.own_keys, firsts * self.n).tolist()
-        self.shared_from: list[int] = np.searchsorted(self.shared_keys, firsts * self.span).tolist()
+        self.by_item, self.item_from = self._by_code(a.items, len(a.labels))
+        self.terms_by_item, self.term_from = self._by_code(a.term_items, len(a.labels))
         self._shared: dict[str, list[tuple[str, int]]] = {}
+
+    @staticmethod
+    def _by_code(codes: np.ndarray, span: int) -> tuple[np.ndarray, list[int]]:
+        """Positions of ``codes`` in code order (stable) and where each code's start."""
+        order = stable_order(codes, max(1, span))
+        return order, offsets_of(np.bincount(codes, minlength=span)).tolist()
+
+    def _chunks(self, code: int) -> np.ndarray:
+        """The chunks holding the item of ``code`` (once each, ascending)."""
+        a = self.arrays
+        where = self.by_item[self.item_from[code] : self.item_from[code + 1]]
+        rows = np.searchsorted(a.row_offsets, where, side="right") - 1
+        return np.unique(np.searchsorted(a.chunk_offsets, rows, side="right") - 1)
 
     def own(self, item: str) -> list[int]:
         """The clusters whose record chunks or term chunk hold ``item``, ascending."""
         code = self.code.get(item)
         if code is None:
             return []
-        return (self.own_keys[self.own_from[code] : self.own_from[code + 1]] % self.n).tolist()
+        a = self.arrays
+        chunks = self._chunks(code)
+        terms = self.terms_by_item[self.term_from[code] : self.term_from[code + 1]]
+        in_terms = np.searchsorted(a.term_offsets, terms, side="right") - 1
+        owners = np.r_[a.chunk_owner[chunks[~a.chunk_is_shared[chunks]]], in_terms]
+        return np.unique(owners).tolist()
 
     def shared(self, item: str) -> list[tuple[str, int]]:
-        """The shared chunks holding ``item`` as (joint id, chunk index)."""
+        """The shared chunks holding ``item`` as (joint id, chunk index), in
+        the order the clusters' chains first meet their joint clusters, then by
+        index."""
         found = self._shared.get(item)
         if found is None:
             found = self._shared[item] = self._find_shared(item)
@@ -647,9 +775,26 @@ class _ItemIndex:
         code = self.code.get(item)
         if code is None:
             return []
-        rest = self.shared_keys[self.shared_from[code] : self.shared_from[code + 1]] % self.span
-        ranks, index = (rest // self.width).tolist(), (rest % self.width).tolist()
-        return [(self.joints[r], i) for r, i in zip(ranks, index, strict=True)]
+        a = self.arrays
+        chunks = self._chunks(code)
+        chunks = chunks[a.chunk_is_shared[chunks]].tolist()
+        owners = [int(a.chunk_owner[c]) for c in chunks]
+        keys = []
+        for c, owner in zip(chunks, owners, strict=True):
+            joint = a.joint_ids[owner]
+            met = self._met(joint)
+            if met is not None:
+                keys.append((met, joint, c - int(a.owner_offsets[a.n_clusters + owner])))
+        return [(joint, index) for _, joint, index in sorted(keys)]
+
+    def _met(self, joint: str) -> tuple[int, int] | None:
+        """Where the clusters' chains, cluster after cluster, first meet
+        ``joint``: (cluster, depth); None when no chain does."""
+        under = self.under(joint)
+        if not under:
+            return None
+        first = min(under)
+        return first, self.chains[first].index(joint)
 
 
 class _ReleaseMaximum:
@@ -662,27 +807,52 @@ class _ReleaseMaximum:
         self.views, self.parent, self.k = views, parent, k
         self.sources: dict[int, _Sources] = {}
         self.shared_bits: dict[SourceKey, ChunkBits] = {}
-        self.index = _ItemIndex(views)
         self.chains = views.chains  # ancestors, nearest first
         self.items_of_joint: dict[str, set[str]] = {}
         # Visit order: round robin over the top-level trees (a joint cluster's
         # cap bounds what all its members add, so a walk that exhausts one tree
         # before the next wastes its time when the cap is below k).
-        tops: dict[str, list[int]] = defaultdict(list)
-        for n, chain in enumerate(views.chains):
-            tops[chain[-1] if chain else views.ids[n]].append(n)
-        self.order = [0] * len(views)
-        for tree, members in enumerate(tops.values()):
-            for rank, n in enumerate(members):
-                self.order[n] = rank * len(tops) + tree
-        self.under: dict[str, list[int]] = defaultdict(list)  # the clusters under each joint cluster
-        for n, chain in enumerate(views.chains):
-            for joint in chain:
-                self.under[joint].append(n)
+        trees: dict[str, int] = {}
+        tops = (chain[-1] if chain else cid for chain, cid in zip(views.chains, views.ids, strict=True))
+        tree = np.array([trees.setdefault(top, len(trees)) for top in tops], dtype=np.int64)
+        by_tree = stable_order(tree, max(1, len(trees)))
+        rank = np.empty(len(tree), dtype=np.int64)
+        rank[by_tree] = rank_in_runs(run_starts(tree[by_tree]), len(tree))
+        self.order: list[int] = (rank * len(trees) + tree).tolist()
+        self.children: dict[str, list[str]] = defaultdict(list)
+        for node, above in parent.items():
+            self.children[above].append(node)
+        self.position = {cid: n for n, cid in enumerate(views.ids)}
+        self._under: dict[str, list[int]] = {}
+        self.index = _ItemIndex(views, self.under)
+        self.strong_of_joint: dict[tuple[str, int], dict[int, frozenset[str]]] = {}
         self.holders_of: dict[str, tuple[frozenset[int], frozenset[str], int]] = {}
         self.clusters_of: dict[str, list[int]] = {}
         self.reached: dict[tuple[int, tuple[str, ...]], int] = defaultdict(int)  # (cluster, part): itemsets reaching k
         self.strong: dict[tuple[str, ...], list[frozenset[str]]] = defaultdict(list)  # part: strong extensions
+
+    def _strong_in(self, key: SourceKey, k: int) -> frozenset[str]:
+        """The items of shared chunk ``key`` with a support of at least ``k``
+        (counted for all the chunks of its joint cluster at once, from the arrays)."""
+        joint, index = key
+        assert joint is not None
+        found = self.strong_of_joint.get((joint, k))
+        if found is None:
+            owner = self.views.arrays.n_clusters + self.views.joint_position[joint]
+            found = self.strong_of_joint[joint, k] = frequent_items(self.views.arrays, owner, k)
+        return found.get(index, frozenset())
+
+    def under(self, joint: str) -> list[int]:
+        """The clusters under joint cluster ``joint``, ascending (computed once per joint)."""
+        found = self._under.get(joint)
+        if found is None:
+            found = []
+            for node in self.children.get(joint, ()):
+                n = self.position.get(node)
+                found.extend(self.under(node) if n is None else (n,))
+            found.sort()
+            self._under[joint] = found
+        return found
 
     def _known_to_reach(self, itemset: tuple[str, ...]) -> bool:
         """Whether a cluster whose strong extensions (:meth:`_Sources.strong_extensions`)
@@ -728,7 +898,7 @@ class _ReleaseMaximum:
         found = self.holders_of.get(item)
         if found is None:
             own, joints = frozenset(self.index.own(item)), frozenset(joint for joint, _ in self.index.shared(item))
-            found = self.holders_of[item] = (own, joints, len(own) + sum(len(self.under[j]) for j in joints))
+            found = self.holders_of[item] = (own, joints, len(own) + sum(len(self.under(j)) for j in joints))
         return found
 
     def _clusters_of(self, item: str) -> list[int]:
@@ -736,7 +906,7 @@ class _ReleaseMaximum:
         found = self.clusters_of.get(item)
         if found is None:
             own, joints, _ = self._holders(item)
-            found = sorted(own.union(*(self.under[j] for j in joints)), key=self.order.__getitem__)
+            found = sorted(own.union(*(self.under(j) for j in joints)), key=self.order.__getitem__)
             self.clusters_of[item] = found
         return found
 
@@ -756,7 +926,8 @@ class _ReleaseMaximum:
     def _source(self, n: int) -> _Sources:
         found = self.sources.get(n)
         if found is None:
-            found = self.sources[n] = _Sources(self.views[n], self.shared_bits, self.index.shared)
+            view = self.views.lazy_view(n)
+            found = self.sources[n] = _Sources(view, self.shared_bits, self.index.shared, self._strong_in)
         return found
 
     def __call__(self, itemset: tuple[str, ...]) -> int:
@@ -824,8 +995,8 @@ class _Search:
         self, views: ClusterViews, parts: _WeakParts, parent: dict[str, str], k: int, m: int, ctx: Context
     ) -> None:
         self.views, self.parts, self.parent, self.k, self.m, self.ctx = views, parts, parent, k, m, ctx
-        self.shortest = {n: parts.shortest(views, n) for n in range(len(views))}
-        self.weak = [n for n, length in self.shortest.items() if length is not None]
+        self.shortest = parts.shortest()
+        self.weak = [n for n, length in enumerate(self.shortest) if length is not None]
         self.examined: set[tuple[str, ...]] = set()
         self.failing: tuple[int, tuple[str, ...]] | None = None  # (maximum support, itemset)
 
