@@ -93,19 +93,21 @@ class _Groups:
     Residual terms (the terms of its members' term chunks none of its members
     publishes elsewhere, with their support among its records) and blocked terms
     (those published in a record or shared chunk of a member: a window holding
-    the group cannot lift them) are flat tables keyed ``group * span + term``,
-    ascending (a new group gets the next id, so appending keeps them sorted),
-    so that a pass works on arrays. ``refs`` names each group as a joint plan's
-    member (``("c", cluster)`` or ``("j", plan)``)."""
+    the group cannot lift them) are flat tables of ``(owner, term)`` columns
+    (``res_count`` beside the residual ones), sorted by owner then term (a new
+    group gets the next id, so appending keeps them sorted), so that a pass
+    works on arrays and never splits keys. ``refs`` names each group as a joint
+    plan's member (``("c", cluster)`` or ``("j", plan)``)."""
 
     def __init__(self, dataset: Dataset, clusters: list[np.ndarray], chunks: list[ChunkedCluster]) -> None:
         self.span = max(dataset.n_items, 1)
         self.refs: list[tuple[str, int]] = [("c", i) for i in range(len(clusters))]
         owner, terms, _ = domain_table([[c.term_chunk] for c in chunks])
         term_keys = sort_int(owner * self.span + terms, runs=True)
-        self.res_keys, self.res_count = _residual_supports(dataset, clusters, term_keys, self.span)
+        res_keys, self.res_count = _residual_supports(dataset, clusters, term_keys, self.span)
+        self.res_owner, self.res_term = np.divmod(res_keys, self.span)
         owner, terms, _ = domain_table([c.record_chunks for c in chunks])
-        self.blk_keys = sort_int(owner * self.span + terms, runs=True)
+        self.blk_owner, self.blk_term = np.divmod(sort_int(owner * self.span + terms, runs=True), self.span)
         self.keep_only(np.arange(len(clusters), dtype=np.int64))
 
     def keep_only(self, groups: np.ndarray) -> None:
@@ -114,12 +116,12 @@ class _Groups:
         gains a residual term, so they can stop nothing again."""
         live = np.zeros(len(self.refs), dtype=bool)
         live[groups] = True
-        keep = live[self.res_keys // self.span]
-        self.res_keys, self.res_count = self.res_keys[keep], self.res_count[keep]
+        keep = live[self.res_owner]
+        self.res_owner, self.res_term, self.res_count = self.res_owner[keep], self.res_term[keep], self.res_count[keep]
         residual = np.zeros(self.span, dtype=bool)
-        residual[self.res_keys % self.span] = True
-        owner, term = np.divmod(self.blk_keys, self.span)
-        self.blk_keys = self.blk_keys[live[owner] & residual[term]]
+        residual[self.res_term] = True
+        keep = live[self.blk_owner] & residual[self.blk_term]
+        self.blk_owner, self.blk_term = self.blk_owner[keep], self.blk_term[keep]
 
     def joinable(self, active: np.ndarray, k: int) -> np.ndarray:
         """``active`` (the groups whose tables are kept, in walk order) without
@@ -134,45 +136,37 @@ class _Groups:
         out changes neither the order of the others nor their windows."""
         if len(self.res_count) and int(self.res_count.max()) >= k:
             return active
-        term = self.res_keys % self.span
-        shared = np.bincount(term, minlength=self.span)[term] > 1
+        shared = np.bincount(self.res_term, minlength=self.span)[self.res_term] > 1
         joinable = np.zeros(len(self.refs), dtype=bool)
-        joinable[self.res_keys[shared] // self.span] = True
+        joinable[self.res_owner[shared]] = True
         if joinable[active].all():
             return active
         active = active[joinable[active]]
         self.keep_only(active)
         return active
 
-    def add(self, res_keys: np.ndarray, res_count: np.ndarray, blk_keys: np.ndarray) -> None:
-        """Append the tables of new groups (keys above every existing one)."""
-        self.res_keys = np.concatenate((self.res_keys, res_keys))
-        self.res_count = np.concatenate((self.res_count, res_count))
-        self.blk_keys = np.concatenate((self.blk_keys, blk_keys))
+    def add(self, res: tuple[np.ndarray, np.ndarray, np.ndarray], blk: tuple[np.ndarray, np.ndarray]) -> None:
+        """Append the tables of new groups (``(owner, term, count)`` and
+        ``(owner, term)``, owners above every existing one, sorted)."""
+        self.res_owner = np.concatenate((self.res_owner, res[0]))
+        self.res_term = np.concatenate((self.res_term, res[1]))
+        self.res_count = np.concatenate((self.res_count, res[2]))
+        self.blk_owner = np.concatenate((self.blk_owner, blk[0]))
+        self.blk_term = np.concatenate((self.blk_term, blk[1]))
 
 
 class _Runs:
-    """A table of ``group * span + term`` keys (ascending) as runs, one per group."""
+    """A table's ``(owner, term)`` columns (sorted by owner) as runs, one per group."""
 
-    def __init__(self, keys: np.ndarray, span: int, n_groups: int) -> None:
-        self.owner, self.term = np.divmod(keys, span)
-        starts = run_starts(self.owner)
-        self.start = np.zeros(n_groups, dtype=np.int64)
-        self.size = np.zeros(n_groups, dtype=np.int64)
-        self.start[self.owner[starts]] = starts
-        self.size[self.owner[starts]] = np.diff(np.r_[starts, len(keys)])
-        self.span = span
+    def __init__(self, owner: np.ndarray, term: np.ndarray, n_groups: int) -> None:
+        self.owner, self.term = owner, term
+        self.size = np.bincount(owner, minlength=n_groups)
+        self.start = np.cumsum(self.size) - self.size
 
     def by_position(self, ordered: np.ndarray) -> np.ndarray:
         """Indexes of the entries of the groups ``ordered``, group by group in
         that order (within a group, ascending terms): the runs gathered, no sort."""
-        sizes = self.size[ordered]
-        shift = self.start[ordered] - (np.cumsum(sizes) - sizes)
-        return np.repeat(shift, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
-
-    def by_term(self, entries: np.ndarray) -> np.ndarray:
-        """``entries`` reordered by term, keeping their order within a term."""
-        return entries[stable_order(self.term[entries], self.span)]
+        return concat_ranges(self.start[ordered], self.size[ordered])
 
 
 class _Pass:
@@ -181,8 +175,8 @@ class _Pass:
     holding each residual term."""
 
     def __init__(self, groups: _Groups) -> None:
-        self.res = _Runs(groups.res_keys, groups.span, len(groups.refs))
-        self.blk = _Runs(groups.blk_keys, groups.span, len(groups.refs))
+        self.res = _Runs(groups.res_owner, groups.res_term, len(groups.refs))
+        self.blk = _Runs(groups.blk_owner, groups.blk_term, len(groups.refs))
         self.holders = np.bincount(self.res.term, minlength=groups.span)
 
 
@@ -198,40 +192,53 @@ def _order(view: _Pass, active: np.ndarray) -> np.ndarray:
     present = np.flatnonzero(view.holders)
     rank_of = np.zeros(len(view.holders), dtype=np.int64)
     rank_of[present[np.lexsort((present, -view.holders[present]))]] = np.arange(len(present))
-    width = max(len(present), 1)
-    ranks = sort_int(res.owner * width + rank_of[res.term]) % width  # ascending within each group
+    shift = max(len(present) - 1, 1).bit_length()  # ranks below 2 ** shift: a mask takes them out of the keys
+    # by owner, then rank: stable, as the keys ascend by owner (sort_int's ``runs``)
+    ranks = sort_int((res.owner << shift) | rank_of[res.term], runs=True) & ((1 << shift) - 1)
     sizes = res.size[active]
     keys = ranks[concat_ranges(res.start[active], sizes)]
     offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     return active[lexicographic_order(np.zeros(len(active), dtype=np.int64), keys, offsets)]
 
 
-def _lifting_from(term: np.ndarray, pos: np.ndarray, count: np.ndarray, first: int, last: int, k: int) -> np.ndarray:
-    """For the entries ``first`` to ``last - 1`` of ``(term, pos, count)`` (by
-    term, then position), the smallest distance d (1 .. k - 1) such that the
-    entry lifts its term in the window from ``pos - d`` (:func:`_lifts`), or k
-    when there is none: 1 for a support of k or more, else the distance of the
-    nearest predecessors (same term, distance below k) whose supports reach k
-    with the entry's. The k - 1 predecessors are compared as shifted slices."""
-    pad = max(k - 1 - first, 0)  # entries before the first have no predecessor: a term no entry has
-    lo = first - (k - 1 - pad)
+def _lifting(term: np.ndarray, pos: np.ndarray, count: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For the entries ``(term, pos, count)`` (by term, then position), those
+    that lift their term in some window they end (:func:`_lifts`) and for each
+    the smallest distance d (1 .. k - 1) such that it lifts in the window from
+    ``pos - d``: 1 for a support of k or more, else the distance of the nearest
+    predecessors (same term, distance below k) whose supports reach k with the
+    entry's.
 
-    def padded(values: np.ndarray, fill: int) -> np.ndarray:
-        """``values[lo:last]`` after ``pad`` entries of ``fill`` (a view when there are none)."""
-        return np.concatenate([np.full(pad, fill, dtype=values.dtype), values[lo:last]]) if pad else values[lo:last]
-
-    term_, pos_, count_ = padded(term, -1), padded(pos, 0), padded(count, 0)
-    end = len(term_)
-    mine_term, mine_pos, total = term_[k - 1 :], pos_[k - 1 :], count_[k - 1 :].copy()
-    lifting_from = np.where(total >= k, 1, k)
-    alive = total < k
-    for b in range(1, k):
-        gap = mine_pos - pos_[k - 1 - b : end - b]
-        alive &= (term_[k - 1 - b : end - b] == mine_term) & (gap < k)
-        total += np.where(alive, count_[k - 1 - b : end - b], 0)
-        reached = alive & (total >= k) & (lifting_from == k)
-        lifting_from[reached] = gap[reached]
-    return lifting_from
+    Only the entries whose support is k or more or whose nearest predecessor
+    is within k - 1 can lift; they are compared with their k - 1 predecessors
+    (``depth``: how many entries of their term precede them), :data:`WALK_BLOCK`
+    of them at a time, by gathers. A support added after an entry's
+    predecessors stopped counting is never read: ``alive`` only falls."""
+    first_of_term = np.ones(len(term), dtype=bool)
+    np.not_equal(term[1:], term[:-1], out=first_of_term[1:])
+    near = ~first_of_term
+    near[1:] &= pos[1:] - pos[:-1] < k
+    candidates = np.flatnonzero(near | (count >= k))
+    term_start = np.maximum.accumulate(np.where(first_of_term, np.arange(len(term)), 0))
+    found_entry: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    found_from: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    for first in range(0, len(candidates), WALK_BLOCK):
+        mine = candidates[first : first + WALK_BLOCK]
+        depth, mine_pos, total = mine - term_start[mine], pos[mine], count[mine]
+        lifting_from = np.where(total >= k, 1, k)
+        alive = total < k
+        for b in range(1, k):
+            other = np.maximum(mine - b, 0)  # below 0 only where depth < b: not alive
+            gap = mine_pos - pos[other]
+            alive &= (depth >= b) & (gap < k)
+            total = total + count[other]
+            reached = alive & (total >= k)
+            lifting_from = np.where(reached, gap, lifting_from)
+            alive &= ~reached
+        hit = lifting_from < k
+        found_entry.append(mine[hit])
+        found_from.append(lifting_from[hit])
+    return np.concatenate(found_entry), np.concatenate(found_from)
 
 
 def _lifts(
@@ -248,46 +255,39 @@ def _lifts(
 
     With each term's entries in position order, the entry e at position p
     lifts t in the window from s = p - d (d = 1 .. k-1) when e's support plus
-    those of t's entries in [s, p) reach k; those entries are e's predecessors
-    within distance d (at most k - 1 of them, positions being distinct). As
-    the predecessors' distances grow with their rank, the windows e lifts in
-    are those with d at least the distance of the nearest predecessors whose
-    supports reach k with e's. Each entry is checked against its k - 1
-    predecessors, :data:`WALK_BLOCK` entries at a time, and only the (few)
-    pairs that reach k are looked up for blocks. An entry of support k or more (VERPART never
-    leaves one: a chunker that puts frequent terms in term chunks does) lifts
-    its term in every window it ends, whatever its predecessors."""
+    those of t's entries in [s, p) reach k and no group in [s, p] blocks t;
+    the supports' entries are e's predecessors within distance d (at most
+    k - 1 of them, positions being distinct). As the predecessors' distances
+    grow with their rank, the supports reach k from d at least the distance of
+    the nearest predecessors whose supports reach k with e's (:func:`_lifting`);
+    and a block at the nearest blocked position b <= p (found for the
+    entries that lift only, by one binary search) rules out d >= p - b. An
+    entry of support k or more (VERPART never leaves one: a chunker that puts frequent terms in term
+    chunks does) lifts its term in every window it ends, whatever its
+    predecessors."""
     n, res = len(ordered), view.res
-    liftable = (view.holders[res.term] > 1) | (groups.res_count >= k)
-    entries = res.by_position(ordered)
-    entries = entries[liftable[entries]]
-    entries = res.by_term(entries)
-    term, pos, count = res.term[entries], position[res.owner[entries]], groups.res_count[entries]
-    found_entry: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    found_from: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    for first in range(0, len(pos), WALK_BLOCK):
-        last = min(first + WALK_BLOCK, len(pos))
-        lifting_from = _lifting_from(term, pos, count, first, last, k)
-        hit = np.flatnonzero(lifting_from < k)
-        found_entry.append(hit + first)
-        found_from.append(lifting_from[hit])
-    entry, lifting = np.concatenate(found_entry), np.concatenate(found_from)
-    # entry e lifts in the windows from pos - d, d = lifting .. k - 1 (and d <= pos)
-    windows = np.maximum(np.minimum(pos[entry], k - 1) - lifting + 1, 0)
-    d = concat_ranges(lifting, windows)
-    entry = np.repeat(entry, windows)
-    start, lifted, length = pos[entry] - d, term[entry], d + 1
-    # blocked: t has a blocked entry at a position in [start, start + length)
-    blocked = view.blk.by_position(ordered)
+    entries = res.by_position(ordered)  # every entry: one whose term no other group holds has no predecessor
+    term, count = res.term[entries], groups.res_count[entries]
+    pos = np.repeat(np.arange(n, dtype=np.int64), res.size[ordered])
+    by_term = stable_order(term, len(view.holders))
+    term, pos, count = term[by_term], pos[by_term], count[by_term]
+    entry, lifting = _lifting(term, pos, count, k)
+    lifted, at = term[entry], pos[entry]
+    # the nearest position <= at where a group blocks the lifted term (-1: none)
     candidate = np.zeros(len(view.holders), dtype=bool)
     candidate[lifted] = True
-    blocked = view.blk.by_term(blocked[candidate[view.blk.term[blocked]]])
-    blocked_keys = view.blk.term[blocked] * n + position[view.blk.owner[blocked]]  # ascending
-    clear = np.ones(len(start), dtype=bool)
+    blocking = candidate[view.blk.term]
+    blocked_keys = sort_int(view.blk.term[blocking] * n + position[view.blk.owner[blocking]])
+    nearest = np.full(len(entry), -1, dtype=np.int64)
     if len(blocked_keys):
-        at = np.minimum(search_sorted(blocked_keys, lifted * n + start), len(blocked_keys) - 1)
-        clear = (blocked_keys[at] < lifted * n + start) | (blocked_keys[at] >= lifted * n + start + length)
-    start, lifted, length = start[clear], lifted[clear], length[clear]
+        before = search_sorted(blocked_keys, lifted * n + at, side="right") - 1
+        key = blocked_keys[np.maximum(before, 0)]
+        same = (before >= 0) & (key >= lifted * n)
+        nearest[same] = key[same] - lifted[same] * n
+    # entry e lifts in the windows from at - d, d = lifting .. min(k - 1, at - nearest - 1)
+    windows = np.maximum(np.minimum(at - nearest - 1, k - 1) - lifting + 1, 0)
+    d = concat_ranges(lifting, windows)
+    start, lifted, length = np.repeat(at, windows) - d, np.repeat(lifted, windows), d + 1
     best = np.full(n, k + 1, dtype=np.int64)
     np.minimum.at(best, start, length)
     chosen = length == best[start]
@@ -375,7 +375,7 @@ def refine(
     span = groups.span
     plans: list[JointPlan] = []
     lifted: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]  # keys joint * span + term, ascending
-    active = unique_int(groups.res_keys // span, runs=True)
+    active = unique_int(groups.res_owner, runs=True)
     while len(active) > 1:
         groups.keep_only(active)
         active = groups.joinable(active, k)
@@ -389,7 +389,8 @@ def refine(
         starts, lengths = _walk(length)
         if not len(starts):
             break
-        new_ids = _join(groups, ordered, position, starts, lengths, lift_start, lift_term, plans, lifted)
+        new_ids, res, blk = _join(groups, view, ordered, starts, lengths, lift_start, lift_term, plans, lifted)
+        groups.add(res, blk)
         # the next pass's active groups, in walk order: each window replaced by its joint, if it has a residual
         walk = ordered.copy()
         walk[starts] = new_ids
@@ -420,43 +421,45 @@ def _walk(length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _join(
     groups: _Groups,
+    view: _Pass,
     ordered: np.ndarray,
-    position: np.ndarray,
     starts: np.ndarray,
     lengths: np.ndarray,
     lift_start: np.ndarray,
     lift_term: np.ndarray,
     plans: list[JointPlan],
     lifted_keys: list[np.ndarray],
-) -> np.ndarray:
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """Make a joint cluster of each lifting window (``starts``, ``lengths``:
     :func:`_walk`) of one pass: its plan, its lifted terms (appended to ``lifted_keys`` as
     ``plan * span + term``, for the shared chunks), and
     its group, whose residual terms are the window's combined residual supports
     without the blocked and lifted terms, and whose blocked terms are the
-    window's plus the lifted ones. Returns the new groups' ids (-1 for a joint
-    with no residual term left: it takes no further part)."""
+    window's plus the lifted ones. The windows' entries are gathered from their
+    groups' runs (:class:`_Runs`), not looked for in the whole tables. Returns
+    the new groups' ids (-1 for a joint with no residual term left: it takes no
+    further part) and their tables for :meth:`_Groups.add`, added once this
+    function's temporaries are gone (the pass's peak)."""
     span = groups.span
-    window_of = np.full(len(ordered), -1, dtype=np.int64)
-    covered = np.repeat(starts - np.r_[0, np.cumsum(lengths)[:-1]], lengths) + np.arange(int(lengths.sum()))
-    window_of[covered] = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
+    covered = concat_ranges(starts, lengths)
+    window = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
     start_of = np.full(len(ordered), -1, dtype=np.int64)
     start_of[starts] = np.arange(len(starts))
     j = start_of[lift_start]
     lifted = unique_int(j[j >= 0] * span + lift_term[j >= 0])
 
-    def of_windows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which entries of a table belong to a window, and their keys by window."""
-        owner, term = np.divmod(keys, span)
-        j = window_of[position[owner]]
-        return j >= 0, j[j >= 0] * span + term[j >= 0]
+    def of_windows(runs: _Runs) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of the windows' groups, and their keys ``window * span + term``."""
+        members = ordered[covered]
+        entries = runs.by_position(members)
+        return entries, np.repeat(window, runs.size[members]) * span + runs.term[entries]
 
-    inside, res_keys = of_windows(groups.res_keys)
+    entries, res_keys = of_windows(view.res)
     by_key = stable_order(res_keys, len(starts) * span)  # runs: each group's terms ascend
-    res_keys, res_count = res_keys[by_key], groups.res_count[inside][by_key]
+    res_keys, res_count = res_keys[by_key], groups.res_count[entries[by_key]]
     firsts = run_starts(res_keys)
     res_keys, res_count = res_keys[firsts], np.add.reduceat(res_count, firsts) if len(firsts) else res_count
-    blocked = unique_int(np.r_[of_windows(groups.blk_keys)[1], lifted], runs=True)
+    blocked = unique_int(np.r_[of_windows(view.blk)[1], lifted], runs=True)
     keep = ~in_sorted(blocked, res_keys, keys_sorted=True)
     res_keys, res_count = res_keys[keep], res_count[keep]
     first_id = len(groups.refs)
@@ -466,6 +469,8 @@ def _join(
     for begin, end in zip([0, *ends[:-1]], ends, strict=True):
         plans.append(JointPlan(members[begin:end]))
         groups.refs.append(("j", len(plans) - 1))
-    groups.add(res_keys + first_id * span, res_count, blocked + first_id * span)
-    has_residual = np.bincount(res_keys // span, minlength=len(starts)) > 0
-    return np.where(has_residual, first_id + np.arange(len(starts), dtype=np.int64), -1)
+    res_window, res_term = np.divmod(res_keys, span)
+    blk_window, blk_term = np.divmod(blocked, span)
+    has_residual = np.bincount(res_window, minlength=len(starts)) > 0
+    new_ids = np.where(has_residual, first_id + np.arange(len(starts), dtype=np.int64), -1)
+    return new_ids, (res_window + first_id, res_term, res_count), (blk_window + first_id, blk_term)
