@@ -5,11 +5,13 @@ nested lists written here."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privtool.arrays import offsets_of
 from privtool.release import Cluster, JointCluster, Release
-from privtool.verifiers.chunk_batches import ChunkBatches, chunk_location
+from privtool.verifiers.chunk_batches import ChunkBatches, chunk_location, label_rows
 from privtool.verifiers.joint_tree import joint_parents
 from privtool.verifiers.reconstruction_bounds import ClusterViews, longest_record
 
@@ -80,6 +82,17 @@ def test_cluster_views_and_longest_record_match_the_nested_release(release: Rele
         record = tuple(tuple(tuple(r) for r in ch) for ch in c.record_chunks)
         expected = (c.id, c.size, record, tuple(c.term_chunk), tuple((j, shared[j]) for j in chain), 2, 5)
         assert views[n] == expected
+        lazy = views.lazy_view(n)  # shared chunks decoded one by one when indexed
+        assert (*lazy[:4], tuple((j, tuple(chunks)) for j, chunks in lazy[4]), *lazy[5:]) == expected
         widest = sum(max(map(len, ch), default=0) for ch in (*record, *(ch for j in chain for ch in shared[j])))
         longest = max(longest, len(c.term_chunk) + widest)
     assert longest_record(views) == longest
+
+
+@settings(max_examples=100, deadline=None)
+@given(codes=st.lists(st.lists(st.integers(0, len(LABELS) - 1), max_size=4), max_size=5))
+def test_label_rows_reads_each_code_as_its_label(codes: list[list[int]]) -> None:
+    """Fewer occurrences than labels (looked up one by one) and more (through
+    an object array of the labels) give the same rows."""
+    items = np.array([code for row in codes for code in row], dtype=np.int32)
+    assert label_rows(LABELS, items, offsets_of(map(len, codes))) == [tuple(LABELS[c] for c in row) for row in codes]

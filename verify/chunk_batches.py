@@ -39,8 +39,14 @@ def release_arrays(release: Release) -> ReleaseArrays:
 
 
 def label_rows(labels: Sequence[str], items: Codes, offsets: Ints) -> list[tuple[str, ...]]:
-    """The rows ``items[offsets[i]:offsets[i + 1]]`` as tuples of labels."""
-    flat = np.array(labels, dtype=object)[items].tolist() if len(items) else []
+    """The rows ``items[offsets[i]:offsets[i + 1]]`` as tuples of labels: the
+    occurrences looked up one by one when they are fewer than the labels (one
+    chunk or cluster of a whole release's labels), else gathered through an
+    object array of the labels (a batch's own labels)."""
+    if len(items) > len(labels):
+        flat = np.array(labels, dtype=object)[items].tolist()
+    else:
+        flat = [labels[code] for code in items.tolist()]
     return [tuple(flat[start:end]) for start, end in pairwise(offsets.tolist())]
 
 

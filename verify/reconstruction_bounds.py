@@ -37,7 +37,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -50,7 +49,7 @@ from privtool.release import Release
 from privtool.release_arrays import ReleaseArrays
 from privtool.results import Certificate
 
-from .chunk_batches import ChunkBatch, ChunkBatches, label_chunks, release_arrays
+from .chunk_batches import ChunkBatch, ChunkBatches, label_chunks, label_rows, release_arrays
 from .chunks import SCREEN_M, ChunkBits, ChunkShapes
 from .engines import BATCH_SIZE
 from .joint_tree import OverlappingJointClusters, joint_parents
@@ -172,10 +171,8 @@ class _LazyChunks(LazySequence[Rows]):
 
     def _build(self, index: int) -> Rows:
         a, chunk = self.arrays, self.first + index
-        offsets = a.row_offsets[a.chunk_offsets[chunk] : a.chunk_offsets[chunk + 1] + 1].tolist()
-        base, labels = offsets[0], a.labels
-        flat = [labels[code] for code in a.items[base : offsets[-1]].tolist()]
-        return tuple(tuple(flat[start - base : end - base]) for start, end in pairwise(offsets))
+        offsets = a.row_offsets[a.chunk_offsets[chunk] : a.chunk_offsets[chunk + 1] + 1]
+        return tuple(label_rows(a.labels, a.items[offsets[0] : offsets[-1]], offsets - offsets[0]))
 
 
 def frequent_items(arrays: ReleaseArrays, owner: int, k: int) -> dict[int, frozenset[str]]:
