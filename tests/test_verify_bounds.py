@@ -255,9 +255,9 @@ def test_the_weak_parts_a_cluster_sees_are_those_of_its_chunks(release, k, m) ->
         seen = [part for rows in chunks for part in chunk_weak_parts((rows, k, m, None))]
         every.update(seen)
         if size < k:
-            assert (parts.of(views, n), shortest[n]) == (((),), 0)
+            assert (parts.of(n), shortest[n]) == (((),), 0)
         else:
-            assert sorted(parts.of(views, n)) == sorted(seen)
+            assert sorted(parts.of(n)) == sorted(seen)
             assert shortest[n] == min(map(len, seen), default=None)
     for size in range(1, m + 1):
         assert parts.of_size(size) == {part for part in every if len(part) == size}

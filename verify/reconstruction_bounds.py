@@ -648,9 +648,9 @@ class _WeakParts:
         first = self.arrays.n_clusters
         return [n, *(first + self.views.joint_position[joint] for joint in self.views.chains[n])]
 
-    def of(self, views: ClusterViews, n: int) -> tuple[Part, ...]:
+    def of(self, n: int) -> tuple[Part, ...]:
         """Every weak part cluster ``n`` sees; ``((),)`` below k records."""
-        if views.sizes[n] < self.k:
+        if self.views.sizes[n] < self.k:
             return ((),)
         offsets, labels = self.arrays.owner_offsets, self.arrays.labels
         return tuple(
@@ -1027,7 +1027,7 @@ class _Search:
             elif size == 1:  # clusters below k: every item a cluster sees is realizable alone
                 found = [{(item,) for item in self.maximum.view_items(n)} for n in growing[batch[0] : batch[1]]]
             else:
-                units = [(self.views[n], self.parts.of(self.views, n), size) for n in growing[batch[0] : batch[1]]]
+                units = [(self.views[n], self.parts.of(n), size) for n in growing[batch[0] : batch[1]]]
                 found = self.ctx.map(suspects, units, f"disassociation guarantee: suspects of {size} items")
             for itemset in sorted({i for itemsets in found for i in itemsets} - self.examined):
                 stopped = _stop_reason(self.ctx)
