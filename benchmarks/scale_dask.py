@@ -74,11 +74,13 @@ def vm_hwm_kib(pid: int) -> int:
 class TreeSampler:
     """Samples every descendant of one process until :meth:`stop`: the last ``VmHWM``
     and CPU time seen per pid, and whether it is a Dask worker (a ``spawn``ed
-    interpreter, ``--multiprocessing-fork``, or a process forked by a fork
-    server; neither the fork server itself nor the resource tracker is one)."""
+    interpreter, ``--multiprocessing-fork``, a process forked by a fork
+    server, or a child forked from the stage process itself, with its command
+    line; neither the fork server nor the resource tracker is one)."""
 
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
+        self.root_cmdline = self.root.cmdline()
         self.seen: dict[int, dict[str, Any]] = {}
         self.root_hwm_kib, self.root_cpu_s = 0, 0.0  # for a stage stopped before it reports itself
         self._stop = threading.Event()
@@ -98,7 +100,9 @@ class TreeSampler:
                 entry = self.seen.get(child.pid)
                 if entry is None:
                     cmdline = " ".join(child.cmdline())
-                    forked = "multiprocessing.forkserver" in cmdline and child.ppid() != self.root.pid
+                    forked = ("multiprocessing.forkserver" in cmdline and child.ppid() != self.root.pid) or (
+                        child.ppid() == self.root.pid and child.cmdline() == self.root_cmdline
+                    )
                     entry = self.seen[child.pid] = {
                         "worker": "spawn_main" in cmdline or forked,
                         "hwm_kib": 0,

@@ -34,20 +34,24 @@ therefore scattered to a worker first (:data:`SCATTER_BYTES`) and its task only
 names them.
 
 A stage's fixed cost is mostly the cluster's start (docs/executors.md, "The
-fixed cost of a Dask stage"), so the executor starts, or connects, in a
-background thread when it is made and :meth:`imap` waits for it only when it
-needs the cluster: a command makes its executor as it begins
-(:func:`privtool.cli.common.run_options`) and reads its input meanwhile. A
-local cluster's workers are forked from one fork server
-(:data:`START_METHOD`), which imports Dask, numpy and the rest once for all of
-them, instead of each worker starting a fresh interpreter and importing them
-itself.
+fixed cost of a Dask stage"). A command makes its executor as it begins
+(:func:`privtool.cli.common.run_options`), before it reads anything. In a
+process whose only thread is the one making the executor, as a command's is
+then, a local cluster starts at once and its workers are forked from this
+process (:func:`start_method`): they inherit Dask, numpy and privtool
+imported, and the process has no thread of its own that could hold a lock at
+the fork. Otherwise the cluster starts, or the executor connects to
+``scheduler``, in a background thread while the input is read, and
+:meth:`imap` waits for it only when it needs the cluster; a local cluster's
+workers are then forked from one fork server, which imports
+:data:`WORKER_PRELOAD` once for all of them.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cached_property
@@ -68,13 +72,6 @@ SCATTER_BYTES = 1 << 20
 """A batch whose joined buffers hold at least this many bytes scatters them
 instead of sending them inside its task (Dask warns at 10 MB)."""
 
-START_METHOD = "forkserver"
-"""How a local cluster's nannies start their worker processes
-(``distributed.worker.multiprocessing-method``): forked from a fork server, a
-single-threaded process that imports :data:`WORKER_PRELOAD` once for all of
-them; ``spawn``, Dask's default, makes every worker start a fresh interpreter,
-import everything anew and exit through a full interpreter shutdown."""
-
 WORKER_PRELOAD = ("distributed", "numpy", "cloudpickle", __name__)
 """What the fork server imports before forking workers: what every worker
 runs (Dask's worker, numpy, and this module's :func:`apply_batch` and
@@ -84,12 +81,9 @@ driver too; privtool's tasks need none of them (a task that does imports it
 on the worker)."""
 
 
-LOCAL_WORKER_CONFIG = {
-    "distributed.worker.multiprocessing-method": START_METHOD,
-    "distributed.worker.profile.enabled": False,
-}
-"""Dask settings a local cluster's workers start with: forked
-(:data:`START_METHOD`), and without Dask's statistical profiler, which samples
+LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
+"""Dask settings a local cluster's workers start with (besides how they are
+started, :func:`start_method`): without Dask's statistical profiler, which samples
 every worker's stack 100 times a second for a dashboard privtool does not
 start. It cost each worker 0.013 CPU s per second of the stage, busy or idle
 (0.033 against 0.020, docs/results/scale.md, "Session 10: verify at 5M"), so
@@ -139,8 +133,26 @@ def shared_on_cluster(client: Any, obj: Any) -> Any:
     return client.submit(rebuilt, header, *pieces, pure=False)
 
 
+def start_method() -> str:
+    """How a local cluster started now by the calling thread has its nannies
+    start their worker processes (``distributed.worker.multiprocessing-method``).
+
+    ``fork`` when the calling thread is the process's only one: a worker is
+    then a copy of this process, with Dask, numpy and privtool imported, and
+    starts in about 0.3 s of wall time. Only Dask's own threads, started for
+    the cluster while the caller waits for it, run at the fork; Dask supports
+    forked workers. In a process with other threads one of them may hold a
+    lock at the fork (a module being imported, a stream being written) that
+    the copy would wait for forever, so ``forkserver`` then: workers are
+    forked from a single-threaded server that imports :data:`WORKER_PRELOAD`
+    (about 0.5 s of CPU, and 0.7 s of wall time before the first worker is
+    ready). ``spawn``, Dask's default, makes every worker a fresh interpreter
+    that imports everything anew and exits through a full shutdown."""
+    return "fork" if threading.active_count() == 1 else "forkserver"
+
+
 def preload_workers() -> None:
-    """Make the fork server (:data:`START_METHOD`) import :data:`WORKER_PRELOAD`
+    """Make the fork server import :data:`WORKER_PRELOAD`
     and keep Dask from replacing that list with its own when a nanny asks for
     the context (its ``_forkserver_preload_set`` flag; without the flag the
     workers still start, only slower). No effect once a fork server runs, as
@@ -149,15 +161,15 @@ def preload_workers() -> None:
 
     import distributed.utils
 
-    multiprocessing.get_context(START_METHOD).set_forkserver_preload(list(WORKER_PRELOAD))
+    multiprocessing.get_context("forkserver").set_forkserver_preload(list(WORKER_PRELOAD))
     distributed.utils._forkserver_preload_set = True
 
 
-def connected(scheduler: str | None, workers: int) -> tuple[Any, Any]:
+def connected(scheduler: str | None, workers: int, method: str = "forkserver") -> tuple[Any, Any]:
     """A Dask client and the local cluster it talks to (None with ``scheduler``):
     connected to the running scheduler at ``scheduler``, or to a new
     :class:`distributed.LocalCluster` of ``workers`` single-threaded worker
-    processes started with :data:`START_METHOD`."""
+    processes started by ``method`` (:func:`start_method`)."""
     try:
         import dask
         from dask.distributed import Client, LocalCluster
@@ -168,8 +180,9 @@ def connected(scheduler: str | None, workers: int) -> tuple[Any, Any]:
             return Client(scheduler, timeout="10s"), None
         except (OSError, TimeoutError) as exc:
             raise UserError(f"cannot reach the Dask scheduler at {scheduler} ({exc}).") from None
-    preload_workers()
-    with dask.config.set(LOCAL_WORKER_CONFIG):
+    if method == "forkserver":
+        preload_workers()
+    with dask.config.set({**LOCAL_WORKER_CONFIG, "distributed.worker.multiprocessing-method": method}):
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -181,16 +194,22 @@ def connected(scheduler: str | None, workers: int) -> tuple[Any, Any]:
 
 
 class DaskExecutor:
-    """Per-unit work on a Dask cluster that starts (or is connected to) in the
-    background from the moment the executor is made; see the module docstring."""
+    """Per-unit work on a Dask cluster that starts (or is connected to) from the
+    moment the executor is made, at once or in the background; see the module
+    docstring."""
 
     name = "dask"
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
         self._requested = workers
         self._local_workers = None if scheduler else workers or os.cpu_count() or 1
+        self._ready: Future[tuple[Any, Any]]
+        if self._local_workers and start_method() == "fork":
+            self._ready = Future()
+            self._ready.set_result(connected(None, self._local_workers, "fork"))
+            return
         starter = ThreadPoolExecutor(1, thread_name_prefix="privtool-dask-start")
-        self._ready: Future[tuple[Any, Any]] = starter.submit(connected, scheduler, self._local_workers or 0)
+        self._ready = starter.submit(connected, scheduler, self._local_workers or 0)
         starter.shutdown(wait=False)
 
     @property
