@@ -80,7 +80,8 @@ def prepare(after: str, name: str, data: Path, work: Path) -> tuple[Path, Path]:
     """A release of ``data`` (made by ``after``) and a copy cut to its first half."""
     release, malformed = work / f"{name}.json", work / f"{name}-malformed.json"
     if not release.exists():
-        subprocess.run([after, "anonymize", str(data), "--method", "disassociation", "-q", "-o", str(release)], check=True)
+        anonymize = [after, "anonymize", str(data), "--method", "disassociation", "-q", "-o", str(release)]
+        subprocess.run(anonymize, check=True)
     body = release.read_bytes()
     malformed.write_bytes(body[: len(body) // 2])
     return release, malformed
@@ -131,8 +132,10 @@ def main() -> None:
         for case in commands["after"]
     }
     for case, by in medians.items():
-        print(f"{case:28} before {by['before']['wall_s']:6.2f} s wall {by['before']['cpu_s']:6.2f} s CPU   "
-              f"after {by['after']['wall_s']:6.2f} s wall {by['after']['cpu_s']:6.2f} s CPU")
+        print(
+            f"{case:28} before {by['before']['wall_s']:6.2f} s wall {by['before']['cpu_s']:6.2f} s CPU   "
+            f"after {by['after']['wall_s']:6.2f} s wall {by['after']['cpu_s']:6.2f} s CPU"
+        )
     if args.json:
         args.json.write_text(json.dumps({"installs": installs, "medians": medians, "runs": runs}, indent=1) + "\n")
 
