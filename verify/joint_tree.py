@@ -45,6 +45,28 @@ def joint_parents(release: Release) -> dict[str, str]:
     return found if found is not None else nested_parents(release)
 
 
+def ancestor_chains(nodes: Sequence[str], parent: dict[str, str]) -> list[tuple[str, ...]]:
+    """The ancestors of each of ``nodes`` in ``parent``, nearest first, each
+    node's own ancestors worked out once (the clusters under one joint cluster
+    share its chain). Raises :class:`OverlappingJointClusters` naming the first
+    node met twice on a walk up from one of ``nodes``."""
+    known: dict[str, tuple[str, ...]] = {}  # ancestors of the nodes above some node already walked
+
+    def chain(node: str) -> tuple[str, ...]:
+        path: list[str] = []
+        while node not in known and node in parent:
+            node = parent[node]
+            if node in path:
+                raise OverlappingJointClusters(node)
+            path.append(node)
+        tail = known.get(node, ())
+        for n, above in enumerate(path):
+            known[above] = (*path[n + 1 :], *tail)
+        return (*path, *tail)
+
+    return [chain(node) for node in nodes]
+
+
 def nested_parents(release: Release) -> dict[str, str]:
     """Parent of every cluster and joint cluster in the tree of joint clusters,
     from the set of clusters under each joint cluster.
