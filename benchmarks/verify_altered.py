@@ -28,13 +28,14 @@ writer's layout, which privtool reads with the validating reader) or with
 privtool's own writer (``--layout canonical``: canonical layout and orders,
 read by the fast reader like the good release).
 
-Each command runs in this process through ``privtool.cli.main``; the CPU time
-(``time.process_time``, the best of ``--repeat`` runs) is the figure, since the
+Each command runs in this process through ``privtool.cli.main``, the cases of a
+dataset in rounds (each once per round, ``--repeat`` rounds); the CPU time
+(``time.process_time``, the best of the rounds) is the figure, since the
 machine is shared; wall time is printed beside it. Two ratios follow: the CPU
 time over the canonical good release's, and over the good release's *in the
 layout of the file verified* (the fair reference for "as fast on bad input as
 on good": ``good, dumps`` for the dumps copies, the canonical good release for
-the canonical files, ``k + 5`` included). Prints one JSON line per run and the
+the canonical files, ``k + 5`` included). Prints one JSON line per case and the
 Markdown table of docs/results/verify.md.
 """
 
@@ -103,16 +104,15 @@ def altered(release: Path, name: str, change, layout: str) -> tuple[Path, str]:
     return path, what
 
 
-def timed_verify(release: Path, extra: list[str], repeat: int) -> dict:
-    best_cpu, best_wall, report = float("inf"), float("inf"), {}
-    for _ in range(repeat):
-        out = io.StringIO()
-        wall, cpu = time.perf_counter(), time.process_time()
-        with contextlib.redirect_stdout(out):
-            code = privtool(["verify", str(release), *extra, "--executor", "serial", "-q", "--json"])
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        best_cpu, best_wall = min(best_cpu, cpu), min(best_wall, wall)
-        report = {"exit": code, **json.loads(out.getvalue())}
+def verify_once(release: Path, extra: list[str]) -> tuple[float, float, dict]:
+    """CPU and wall seconds of one ``privtool verify`` of ``release``, and its
+    exit code and certificates."""
+    out = io.StringIO()
+    wall, cpu = time.perf_counter(), time.process_time()
+    with contextlib.redirect_stdout(out):
+        code = privtool(["verify", str(release), *extra, "--executor", "serial", "-q", "--json"])
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    report = {"exit": code, **json.loads(out.getvalue())}
     certificates = {
         c["guarantee"]: {
             "holds": c["holds"],
@@ -121,8 +121,24 @@ def timed_verify(release: Path, extra: list[str], repeat: int) -> dict:
         }
         for c in report.get("certificates", [])
     }
-    return {"cpu_seconds": round(best_cpu, 2), "wall_seconds": round(best_wall, 2), "exit": report["exit"],
-            "certificates": certificates}  # fmt: skip
+    return cpu, wall, {"exit": report["exit"], "certificates": certificates}
+
+
+def timed_cases(cases: list[tuple[Path, list[str]]], repeat: int) -> list[dict]:
+    """The best CPU and wall seconds of ``repeat`` verifications of each case,
+    run in rounds (every case once per round), so that a drift of the machine
+    or of this process weighs on every case alike."""
+    best = [{"cpu_seconds": float("inf"), "wall_seconds": float("inf")} for _ in cases]
+    for _ in range(repeat):
+        for found, (path, extra) in zip(best, cases, strict=True):
+            cpu, wall, report = verify_once(path, extra)
+            found.update(
+                report, cpu_seconds=min(found["cpu_seconds"], cpu), wall_seconds=min(found["wall_seconds"], wall)
+            )
+    return [
+        {**found, "cpu_seconds": round(found["cpu_seconds"], 3), "wall_seconds": round(found["wall_seconds"], 3)}
+        for found in best
+    ]
 
 
 def main() -> int:
@@ -147,8 +163,8 @@ def main() -> int:
             cases.append((f"{name}, dumps" if change is unchanged else name, path, [], what, options.layout))
         cases.append(("k + 5", release, ["--k", str(K + 5)], f"verified with --k {K + 5}", "canonical"))
         good_cpu: dict[str, float] = {}
-        for name, path, extra, what, layout in cases:
-            result = timed_verify(path, extra, options.repeat)
+        results = timed_cases([(path, extra) for _, path, extra, _, _ in cases], options.repeat)
+        for (name, _, _, what, layout), result in zip(cases, results, strict=True):
             good_cpu.setdefault(layout, result["cpu_seconds"])  # the good release comes first in each layout
             row = {"data": data.name, "case": name, "layout": layout, "change": what, **result,
                    "ratio": round(result["cpu_seconds"] / good_cpu["canonical"], 2),
