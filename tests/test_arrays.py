@@ -14,7 +14,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import privtool.arrays
-from privtool.arrays import distinct_in_groups, in_sorted, offsets_of, search_sorted, slabs, sort_int, unique_int
+from privtool.arrays import (
+    distinct_in_groups,
+    in_sorted,
+    offsets_of,
+    search_sorted,
+    slabs,
+    sort_int,
+    unique_int,
+    unique_inverse,
+)
 
 LENGTHS = st.lists(st.integers(0, 2**31 - 1), max_size=40)
 
@@ -47,6 +56,22 @@ def test_sort_int_sorts_in_the_input_dtype(values: list[int], dtype: type) -> No
         distinct = unique_int(array, runs)
         assert distinct.dtype == array.dtype
         assert distinct.tolist() == sorted(set(array.tolist()))
+
+
+BOUNDED = st.integers(1, 300).flatmap(lambda n: st.tuples(st.just(n), st.lists(st.integers(0, n - 1), max_size=80)))
+
+
+@given(BOUNDED, st.sampled_from([np.int32, np.int64, np.uint16]))
+def test_unique_inverse_is_numpys(case: tuple[int, list[int]], dtype: type) -> None:
+    """The distinct values (in the values' dtype) and each value's position among
+    them, as ``np.unique(..., return_inverse=True)``; repeated values included."""
+    bound, values = case
+    array = np.asarray(values, dtype=dtype)
+    distinct, inverse = unique_inverse(array, bound)
+    expected, expected_inverse = np.unique(array, return_inverse=True)
+    assert distinct.dtype == array.dtype and inverse.dtype == np.int32
+    assert distinct.tolist() == expected.tolist()
+    assert inverse.tolist() == expected_inverse.reshape(-1).tolist()
 
 
 @given(ints, ints, st.booleans(), st.sampled_from([0, 1 << 24]), st.sampled_from([np.int64, np.uint64]))

