@@ -35,7 +35,7 @@ from privtool.release import (
 )
 from privtool.release_arrays import ReleaseArrays
 from privtool.release_bytes import _encoded, parse_canonical
-from privtool.release_lists import disassociated_arrays, records_arrays
+from privtool.release_lists import _distinct_in_rows, disassociated_arrays, records_arrays
 
 # labels: short digits (one 8-byte word), long text (several words), non-ASCII,
 # JSON-significant characters inside strings, and what needs escaping
@@ -412,6 +412,22 @@ def test_the_bulk_reader_reads_every_valid_file_in_another_layout() -> None:
     arrays = disassociated_arrays(parsed, 2**31 - 1)
     assert arrays is not None and same_arrays(arrays, validating(json.dumps(obj).encode()).arrays)
     assert records_arrays({"records": [["b", "a"], []]}) is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), max_size=5), max_size=8), st.data())
+def test_repeats_are_found_in_the_rows_out_of_order_alone(rows: list[list[int]], data: st.DataObject) -> None:
+    """Rows in increasing order, some changed by hand (shuffled, an item
+    repeated or added): a code repeats inside a row exactly when some row holds
+    it twice, though only the rows out of order are sorted."""
+    rows = [sorted(set(row)) for row in rows]
+    for row in rows:
+        if row and data.draw(st.booleans()):
+            row.append(data.draw(st.sampled_from([*row, 6])))  # repeated, or larger (still increasing)
+            data.draw(st.randoms()).shuffle(row)
+    items = np.array([x for row in rows for x in row], dtype=np.int32)
+    offsets = np.cumsum([0, *map(len, rows)], dtype=np.int64)
+    assert _distinct_in_rows(items, offsets, 7) == all(len(set(row)) == len(row) for row in rows)
 
 
 @settings(max_examples=200, deadline=None)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import offsets_of
+from .arrays import concat_ranges, offsets_of
 from .dataset import label_sort_key
 from .release_arrays import Codes, Ints, ReleaseArrays, frozen, strictly_increasing_rows
 
@@ -50,11 +50,16 @@ def _label_set(groups: list[list[Any]]) -> set[str] | None:
 
 
 def _distinct_in_rows(items: Codes, offsets: np.ndarray, n_labels: int) -> bool:
-    """Whether no code repeats inside a row (rows cut by ``offsets``)."""
+    """Whether no code repeats inside a row (rows cut by ``offsets``). Only the
+    rows whose codes do not strictly increase are sorted (a row changed by
+    hand, not every row of the release)."""
     if strictly_increasing_rows(items, offsets):  # the usual case: rows in canonical order
         return True
-    row = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
-    keys = np.sort(row * max(1, n_labels) + items)
+    at = np.flatnonzero(items[1:] <= items[:-1])  # pairs (at, at + 1) out of order, or across two rows
+    row = np.searchsorted(offsets, at, side="right") - 1
+    rows = np.unique(row[at + 1 < offsets[row + 1]])
+    lengths = offsets[rows + 1] - offsets[rows]
+    keys = np.sort(np.repeat(rows, lengths) * max(1, n_labels) + items[concat_ranges(offsets[rows], lengths)])
     return not np.any(keys[1:] == keys[:-1])
 
 
