@@ -5,7 +5,8 @@ twice over).
 :func:`reads_back` says whether :func:`privtool.release_bytes.parse_canonical`
 reads the file :func:`privtool.release_bytes.canonical_bytes` writes of the
 arrays back as the same arrays (the same ids, sizes and offsets; the same
-labels at every item occurrence), without writing or parsing anything. What
+labels at every item occurrence, numbered in the same order, though labels no
+occurrence uses drop out), without writing or parsing anything. What
 the writer writes follows from the arrays piece by piece, so the reader's
 verdict does too; the rules below are every condition the reader enforces
 (its prelude, its tokenizer, its grammar and :func:`privtool.release_bytes._disassociated`'s
