@@ -78,6 +78,24 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture
+def pooled_maps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lengths of the maps a :class:`privtool.executors.ProcessExecutor`
+    sends to its process pool during the test, in order (a pool may start
+    before any map, so its existence says nothing of its use)."""
+    from privtool import executors
+
+    seen: list[int] = []
+    window = executors.in_order_window
+
+    def spying(submit, items, workers):  # type: ignore[no-untyped-def]
+        seen.append(len(items))
+        return window(submit, items, workers)
+
+    monkeypatch.setattr(executors, "in_order_window", spying)
+    return seen
+
+
 class CliResult:
     def __init__(self, code: int, out: str, err: str) -> None:
         self.code, self.out, self.err = code, out, err

@@ -20,7 +20,6 @@ from privtool import registry as registry_module
 from privtool.components import Anonymizer, Outcome
 from privtool.context import Context
 from privtool.dataset import Dataset
-from privtool.executors import ProcessExecutor
 from privtool.hookspecs import hookimpl
 from privtool.params import K, Param
 from privtool.release import Release
@@ -97,22 +96,14 @@ def baskets(tmp_path: Path, run_cli) -> Path:
 
 
 def test_same_seed_same_bytes_whatever_the_executor(
-    tmp_path: Path, baskets: Path, tiny_plugin: str, run_cli, monkeypatch
+    tmp_path: Path, baskets: Path, tiny_plugin: str, run_cli, pooled_maps: list[int]
 ) -> None:
-    pools_used = []
-    original_close = ProcessExecutor.close
-
-    def spying_close(self: ProcessExecutor) -> None:
-        pools_used.append(self._pool is not None)
-        original_close(self)
-
-    monkeypatch.setattr(ProcessExecutor, "close", spying_close)
     runs = {
         "serial": ["--executor", "serial"],
         "process-1": ["--executor", "process", "--workers", "1"],
         "process-2": ["--executor", "process", "--workers", "2"],
     }
-    outputs = {}
+    outputs, pools_used = {}, []
     for label, flags in runs.items():
         out, trail = tmp_path / f"{label}.json", tmp_path / f"{label}.trail.json"
         result = run_cli(
@@ -120,7 +111,9 @@ def test_same_seed_same_bytes_whatever_the_executor(
         )
         assert result.code == 0, result.err
         outputs[label] = (out.read_bytes(), trail.read_bytes())
-    assert pools_used == [False, True]  # --workers 2 really ran in a process pool
+        pools_used.append(bool(pooled_maps))
+        pooled_maps.clear()
+    assert pools_used == [False, False, True]  # --workers 2 really ran in a process pool
     assert outputs["serial"] == outputs["process-1"] == outputs["process-2"]
     other = tmp_path / "other-seed.json"
     assert (

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cached_property
@@ -63,7 +62,7 @@ import numpy as np
 
 from .arrays import offsets_of
 from .errors import ParameterError, UserError
-from .executors import in_order_window
+from .executors import fork_is_safe, in_order_window
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -137,18 +136,16 @@ def start_method() -> str:
     """How a local cluster started now by the calling thread has its nannies
     start their worker processes (``distributed.worker.multiprocessing-method``).
 
-    ``fork`` when the calling thread is the process's only one: a worker is
-    then a copy of this process, with Dask, numpy and privtool imported, and
-    starts in about 0.3 s of wall time. Only Dask's own threads, started for
-    the cluster while the caller waits for it, run at the fork; Dask supports
-    forked workers. In a process with other threads one of them may hold a
-    lock at the fork (a module being imported, a stream being written) that
-    the copy would wait for forever, so ``forkserver`` then: workers are
-    forked from a single-threaded server that imports :data:`WORKER_PRELOAD`
-    (about 0.5 s of CPU, and 0.7 s of wall time before the first worker is
-    ready). ``spawn``, Dask's default, makes every worker a fresh interpreter
-    that imports everything anew and exits through a full shutdown."""
-    return "fork" if threading.active_count() == 1 else "forkserver"
+    ``fork`` when forking is safe now (:func:`privtool.executors.fork_is_safe`):
+    a worker is then a copy of this process, with Dask, numpy and privtool
+    imported, and starts in about 0.3 s of wall time. Only Dask's own threads,
+    started for the cluster while the caller waits for it, run at the fork;
+    Dask supports forked workers. Otherwise ``forkserver``: workers are forked
+    from a single-threaded server that imports :data:`WORKER_PRELOAD` (about
+    0.5 s of CPU, and 0.7 s of wall time before the first worker is ready).
+    ``spawn``, Dask's default, makes every worker a fresh interpreter that
+    imports everything anew and exits through a full shutdown."""
+    return "fork" if fork_is_safe() else "forkserver"
 
 
 def preload_workers() -> None:

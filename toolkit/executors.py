@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -76,6 +77,17 @@ def in_order_window(submit: Callable[[list[T]], Any], items: Sequence[T], worker
         yield from pending.popleft().result()
 
 
+def fork_is_safe() -> bool:
+    """Whether a process forked now by the calling thread is a sound copy of
+    this one: true when the calling thread is the process's only (Python)
+    thread. Another thread may hold a lock at the fork (a module being
+    imported, a stream being written, a logging handler) that the copy, which
+    has only the forking thread, would then wait for forever. The executors
+    fork their workers from the calling process only then, and from a fork
+    server, a single-threaded process of its own, otherwise."""
+    return threading.active_count() == 1
+
+
 def apply_all(fn: Callable[[T], R], batch: list[T]) -> list[R]:
     """``fn`` over one batch, in a worker process."""
     return [fn(item) for item in batch]
@@ -110,7 +122,15 @@ class SerialExecutor:
 
 
 class ProcessExecutor:
-    """A local process pool (``forkserver`` start method) of ``workers`` processes.
+    """A local process pool of ``workers`` processes.
+
+    When the executor is made by a process whose only thread is the caller
+    (:func:`fork_is_safe`), as a command's is when it begins
+    (:func:`privtool.cli.common.run_options`, before it reads its input), the
+    pool starts at once and its workers are forked from this process: copies
+    of it, with numpy and privtool already imported. Otherwise the pool starts
+    at the first map that needs it, its workers forked from a fork server,
+    which starts as a fresh interpreter and imports what the work needs itself.
 
     Items are sent in batches (:func:`batches`) so that thousands of small
     clusters do not cost a round trip each, with a bounded window of batches
@@ -123,6 +143,11 @@ class ProcessExecutor:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
         self._pool: ProcessPoolExecutor | None = None
+        if self.workers > 1 and fork_is_safe():
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+            # A fork-context pool forks all its workers, from the calling
+            # thread, at its first submit: now, while the process is small.
+            self._pool.submit(int).result()
 
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         if self.workers <= 1 or len(items) < 2 * self.workers:
