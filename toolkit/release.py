@@ -32,7 +32,7 @@ from .atomic import text_pieces, write_text_atomic
 from .claims import Claim, claims_of_version_1
 from .dataset import label_sort_key
 from .errors import InputError, line_at
-from .gcpause import keep_for_the_run, paused_gc
+from .gcpause import paused_gc
 from .release_arrays import ReleaseArrays
 from .release_bytes import MAX_RECORDS, canonical_bytes, parse_canonical
 from .release_lists import disassociated_arrays, records_arrays
@@ -630,12 +630,11 @@ def _release_from_parsed(obj: Any, source: object) -> Release:
 def read_release(path: str | os.PathLike[str]) -> Release:
     """Read and validate a release file (:func:`release_from_bytes`); its
     ``source_sha256`` is the SHA-256 of the bytes read (the file is read once,
-    so a FIFO works). The release usually lives for the whole command, so it is
-    kept out of later garbage collections (:mod:`privtool.gcpause`)."""
+    so a FIFO works). It leaves the garbage collector as it found it (a command
+    that owns its process freezes afterwards: :mod:`privtool.gcpause`)."""
     data = read_file_bytes(path, "release")
     release = release_from_bytes(data, path)
     release.source_sha256 = hashlib.sha256(data).hexdigest()
-    keep_for_the_run()
     return release
 
 

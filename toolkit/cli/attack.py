@@ -15,13 +15,13 @@ import click
 from ..assess import ATTACK, assess
 from ..assessment_tables import print_attack, print_claims, print_integrity, print_structure, print_verdict
 from ..params import merge_specs
-from ..release import read_release
 from .common import (
     RunSettings,
     app,
     echo_json,
     load_evidence,
     options_and_format_options,
+    read_command_release,
     report_failures,
     run_options,
     running,
@@ -65,7 +65,7 @@ def command(
 ) -> int:
     """Attack RELEASE as an adversary would; exit 1 if a finding breaches a claim (or a claim does not hold)."""
     registry = app(ctx).registry
-    release = read_release(release_path)
+    release = read_command_release(release_path)
     spec = merge_specs(registry.get("attack", n).params for n in (attacks or registry.names("attack")))
     options, read_options = options_and_format_options(registry, original, fmt, ctx.args, spec, "attack")
     evidence = load_evidence(registry, original, fmt, trail, read_options)

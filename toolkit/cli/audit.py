@@ -17,12 +17,12 @@ from ..audit.reports import report_format as report_format_for
 from ..audit.reports import write_report
 from ..outputs import check_outputs
 from ..params import merge_specs
-from ..release import read_release
 from .common import (
     RunSettings,
     app,
     load_evidence,
     options_and_format_options,
+    read_command_release,
     report_failures,
     run_options,
     running,
@@ -86,7 +86,7 @@ def command(
     report_format = report_format_for(output, report_format)
     check_outputs({"-o": output}, {"RELEASE": release_path, "--original": original, "--trail": trail})
     registry = app(ctx).registry
-    release = read_release(release_path)
+    release = read_command_release(release_path)
     components = [
         *select(registry, "verifier", release, ()),
         *select(registry, "attack", release, attacks),

@@ -26,10 +26,12 @@ from ..context import Context
 from ..dataset import Dataset
 from ..errors import InputError, ParameterError
 from ..executors import EXECUTOR_NAMES, Executor, make_executor
+from ..gcpause import keep_for_the_run
 from ..io import choose_format, read_dataset
 from ..params import Param, unknown_option
 from ..progress import RichProgress
 from ..registry import Registry, load_registry
+from ..release import Release, read_release
 from ..trail import read_trail
 
 
@@ -71,6 +73,18 @@ def report_failures(ctx: click.Context, failures: Sequence[ComponentFailure]) ->
         if shown and failure.traceback:
             click.echo(failure.traceback, err=True, nl=False)
         click.echo(f"privtool: error: {' '.join(failure.sentence.split())}{hint}", err=True)
+
+
+def read_command_release(path: str | os.PathLike[str]) -> Release:
+    """The release a command reads (:func:`privtool.release.read_release`), then
+    everything alive kept out of later garbage collections
+    (:func:`privtool.gcpause.keep_for_the_run`): a command owns its process, and
+    what it has loaded by then lives until it exits. The Python API reads with
+    :func:`~privtool.release.read_release` alone, so a program's collector is left
+    as it was."""
+    release = read_release(path)
+    keep_for_the_run()
+    return release
 
 
 def stdout_console() -> Console:

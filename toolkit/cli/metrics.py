@@ -18,7 +18,6 @@ from rich.table import Table
 from ..assess import MetricResult, measure, select
 from ..errors import EXIT_INTERNAL, ParameterError
 from ..params import merge_specs
-from ..release import read_release
 from .common import (
     RunSettings,
     app,
@@ -26,6 +25,7 @@ from .common import (
     echo_json,
     load_evidence,
     options_and_format_options,
+    read_command_release,
     report_failures,
     run_options,
     running,
@@ -75,7 +75,7 @@ def command(
         return 0
     if release is None:
         raise ParameterError("metrics needs a RELEASE file.")
-    published = read_release(release)
+    published = read_command_release(release)
     metrics = select(registry, "metric", published, names)
     spec = merge_specs(m.params for m in metrics)
     options, read_options = options_and_format_options(registry, original, fmt, ctx.args, spec, "privtool metrics")

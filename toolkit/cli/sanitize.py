@@ -18,13 +18,13 @@ from ..errors import InputError, ParameterError
 from ..outputs import check_outputs
 from ..params import merge_specs, resolve
 from ..pipeline import apply_sanitizers, stamp, taking_part, write_outcome
-from ..release import read_release
 from ..trail import Trail, read_trail
 from .common import (
     RunSettings,
     app,
     load_config,
     parse_component_options,
+    read_command_release,
     run_options,
     running,
     stderr_console,
@@ -62,7 +62,7 @@ def command(
     check_outputs({"-o": output, "--trail-out": trail_out}, inputs)
     chain = [registry.get("sanitizer", name) for name in sanitizers]
     spec = merge_specs(s.params for s in chain)
-    release = read_release(release_path)
+    release = read_command_release(release_path)
     if trail is not None:
         old_trail = read_trail(trail)
         if old_trail.release_sha256 and old_trail.release_sha256 != release.source_sha256:

@@ -18,7 +18,6 @@ from ..assessment_tables import (
 from ..audit.render import print_criteria
 from ..errors import ParameterError
 from ..io import read_dataset
-from ..release import read_release
 from ..trail import read_trail
 from .common import (
     FORMAT_ARGS,
@@ -26,6 +25,7 @@ from .common import (
     app,
     echo_json,
     options_and_format_options,
+    read_command_release,
     report_failures,
     run_options,
     running,
@@ -84,7 +84,7 @@ def command(
         raise ParameterError(f"--k must be at least 2, not {k}.")
     if m is not None and m < 1:
         raise ParameterError(f"--m must be at least 1, not {m}.")
-    published = read_release(release)
+    published = read_command_release(release)
     _, read_options = options_and_format_options(registry, original, fmt, ctx.args, (), "verify")
     dataset = read_dataset(registry, original, fmt, read_options) if original else None
     audit_trail = read_trail(trail) if trail else None
