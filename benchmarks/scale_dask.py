@@ -97,22 +97,22 @@ class TreeSampler:
             return
         for child in children:
             try:
-                entry = self.seen.get(child.pid)
-                if entry is None:
-                    cmdline = " ".join(child.cmdline())
-                    forked = ("multiprocessing.forkserver" in cmdline and child.ppid() != self.root.pid) or (
-                        child.ppid() == self.root.pid and child.cmdline() == self.root_cmdline
-                    )
-                    entry = self.seen[child.pid] = {
-                        "worker": "spawn_main" in cmdline or forked,
-                        "hwm_kib": 0,
-                        "cpu_s": 0.0,
-                    }
+                entry = self.seen.setdefault(child.pid, {"worker": False, "hwm_kib": 0, "cpu_s": 0.0})
+                if not entry["worker"]:  # asked again at every sample: a process just forked may not tell yet
+                    entry["worker"] = self._is_worker(child)
                 times = child.cpu_times()
                 entry["cpu_s"] = max(entry["cpu_s"], times.user + times.system)
                 entry["hwm_kib"] = max(entry["hwm_kib"], vm_hwm_kib(child.pid))
             except psutil.Error:
                 continue
+
+    def _is_worker(self, child: psutil.Process) -> bool:
+        """Whether ``child`` is a Dask worker (see the class doc)."""
+        arguments = child.cmdline()
+        cmdline = " ".join(arguments)
+        if child.ppid() == self.root.pid:
+            return "spawn_main" in cmdline or arguments == self.root_cmdline
+        return "multiprocessing.forkserver" in cmdline or "spawn_main" in cmdline
 
     def _run(self) -> None:
         while not self._stop.wait(SAMPLE_SECONDS):

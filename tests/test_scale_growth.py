@@ -140,3 +140,32 @@ def test_repeated_runs_count_as_their_fastest_time_and_highest_peak(growth: Modu
     row = next(line for line in table.splitlines() if line.startswith("| 500,000 | verify |"))
     assert row.rstrip(" |").endswith(f"{first['wall_s']:.1f}, {slow['wall_s']:.1f}")
     assert "| 500,000 | verify (stopped unfinished) |" in table
+
+
+FAMILY = """
+import os, subprocess, sys, time
+helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3)"])  # a command line of its own
+if os.fork() == 0:  # a worker forked from the stage process, as Dask forks them
+    time.sleep(3)
+    os._exit(0)
+time.sleep(3)
+helper.wait()
+"""
+
+
+def test_the_tree_sampler_tells_forked_workers_from_other_children(growth: ModuleType) -> None:
+    """benchmarks/scale_dask.py's sampler: a child forked from the stage process
+    (its command line) is a worker; a child with a command line of its own (the
+    resource tracker's kind) is not."""
+    import subprocess
+    import time
+
+    process = subprocess.Popen([sys.executable, "-c", FAMILY])
+    sampler = sys.modules["scale_dask"].TreeSampler(process.pid)
+    deadline = time.monotonic() + 20
+    while len(sampler.seen) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.wait()
+    tree = sampler.stop()
+    assert len(sampler.seen) == 2, sampler.seen
+    assert tree["workers"] == 1, (tree, sampler.seen)
