@@ -80,7 +80,6 @@ class TreeSampler:
 
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
-        self.root_cmdline = self.root.cmdline()
         self.seen: dict[int, dict[str, Any]] = {}
         self.root_hwm_kib, self.root_cpu_s = 0, 0.0  # for a stage stopped before it reports itself
         self._stop = threading.Event()
@@ -110,8 +109,8 @@ class TreeSampler:
         """Whether ``child`` is a Dask worker (see the class doc)."""
         arguments = child.cmdline()
         cmdline = " ".join(arguments)
-        if child.ppid() == self.root.pid:
-            return "spawn_main" in cmdline or arguments == self.root_cmdline
+        if child.ppid() == self.root.pid:  # the root's command line read now: just after its exec it can be empty
+            return "spawn_main" in cmdline or arguments == self.root.cmdline()
         return "multiprocessing.forkserver" in cmdline or "spawn_main" in cmdline
 
     def _run(self) -> None:
