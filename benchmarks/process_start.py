@@ -4,7 +4,7 @@ cost of a process pool").
 
     python benchmarks/process_start.py --before OLD/bin/privtool --after .venv/bin/privtool \\
         --data wv2=../shared/data/bms-webview-2.dat.gz --data pos100k=DIR/pos100k.dat \\
-        --dir /tmp/process-start --repeat 4 --json OUT.json
+        --dir WORK --repeat 4 --json OUT.json
 
 For each ``--data NAME=FILE``, four cases, each ``privtool`` with the default
 executor (``--executor process``, all cores): ``anonymize`` (disassociation),

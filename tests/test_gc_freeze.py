@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import privtool
+from privtool.gcpause import paused_gc
 
 
 class _Node:
@@ -36,19 +36,6 @@ def release_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     return folder / "release.json", folder / "trail.json"
 
 
-@contextmanager
-def collector_off() -> Iterator[None]:
-    """No automatic collection inside the block, so an unreachable cycle made
-    in it is still there (uncollected) when the code under test runs."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def garbage_cycle() -> weakref.ref[_Node]:
     """A weak reference to one object of an unreachable two-object cycle."""
     first, second = _Node(), _Node()
@@ -68,7 +55,7 @@ def test_the_api_leaves_the_collector_as_it_found_it(
 ) -> None:
     frozen = gc.get_freeze_count()
     enabled = gc.isenabled()
-    with collector_off():
+    with paused_gc():  # no automatic collection: the cycle is still there when the code runs
         cycle = garbage_cycle()
         use(*release_files)
         assert gc.get_freeze_count() == frozen
@@ -79,7 +66,7 @@ def test_the_api_leaves_the_collector_as_it_found_it(
 
 def test_a_command_freezes_what_it_read(release_files: tuple[Path, Path], run_cli) -> None:
     release, trail = release_files
-    with collector_off():
+    with paused_gc():  # no automatic collection: the cycle is still there when the code runs
         cycle = garbage_cycle()
         frozen = gc.get_freeze_count()
         result = run_cli("verify", release, "--trail", trail, "--executor", "serial", "-q")
